@@ -1,0 +1,96 @@
+/* Shared timing, argument and reporting code for Armada's microbenchmarks.
+ *
+ * Every benchmark program is written against the ARMCI interface only (or, for
+ * the reference programs, against OpenSHMEM or MPI-3 RMA); this file uses MPI
+ * solely for ranks and coordination, never for the measured operations.
+ *
+ * Output: one line per figure, parsed by tools/bench/armada_bench.py:
+ *   RESULT impl=<impl> suite=<suite> op=<op> size=<bytes> nproc=<n> \
+ *          value=<median> unit=<unit> min=<..> max=<..> reps=<r> iters=<i> [k=v ...]
+ * and, for a figure that could not be measured:
+ *   SKIP impl=<impl> suite=<suite> op=<op> reason=<word>
+ */
+#ifndef BENCH_COMMON_H
+#define BENCH_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Each program is compiled with BENCH_IMPL set to the implementation's
+ * name ("armada", "armcimpi", "mpi-rma", "openshmem"). */
+#ifndef BENCH_IMPL
+#define BENCH_IMPL "unknown"
+#endif
+
+#define BENCH_MAX_REPS 64
+
+typedef struct bench_opts {
+    int rank;
+    int nproc;
+    int iters;          /* timed operations per repetition (small sizes)   */
+    int warmup;         /* untimed operations before each repetition       */
+    int reps;           /* repetitions; each figure is their median        */
+    size_t min_size;    /* smallest message in a size sweep                */
+    size_t max_size;    /* largest message in a size sweep                 */
+    size_t total;       /* fixed total of the strided / vector suites      */
+    size_t byte_budget; /* bytes moved per repetition at most (large sizes)*/
+    int window;         /* outstanding non-blocking operations (flood)     */
+    int target;         /* target rank, -1 for the suite's default         */
+    double seconds;     /* time budget for hot-spot hammering, per figure  */
+    double rep_seconds; /* aim for repetitions at most this long (-R)       */
+    const char *ops;    /* comma-separated list of ops to run, NULL = all  */
+    const char *levels; /* contention levels in percent, e.g. "0,11,20,100"*/
+    const char *suite;
+    const char *impl;
+} bench_opts_t;
+
+/* Parses the common options (see bench_usage) into *o after MPI_Init.
+ * Unknown options end the program with a usage message. */
+void bench_parse(bench_opts_t *o, const char *impl, const char *suite, int argc,
+                 char **argv);
+
+/* Whether op is selected by -o (always true without -o). */
+int bench_want(const bench_opts_t *o, const char *op);
+
+/* Monotonic wall clock in seconds. */
+double bench_now(void);
+
+/* Median of n samples (n >= 1); the array is sorted in place. */
+double bench_median(double *v, int n);
+
+/* Timed operations for one repetition at this size: o->iters for small
+ * messages, fewer for large ones so that one repetition moves at most
+ * o->byte_budget bytes, and never fewer than 4. */
+int bench_iters_for(const bench_opts_t *o, size_t size);
+
+/* Caps iters so that one repetition takes about o->rep_seconds, given the
+ * time of one operation measured during warm-up; never fewer than 10
+ * (or iters, if smaller). */
+int bench_iters_timed(const bench_opts_t *o, int iters, double sec_per_op);
+
+/* Prints one RESULT line from the samples (one per repetition): the value is
+ * their median. extra is NULL or "k=v k=v" appended verbatim. */
+void bench_report(const bench_opts_t *o, const char *op, size_t size,
+                  const char *unit, double *samples, int n, int iters,
+                  const char *extra);
+
+/* Prints a SKIP line for a figure that is not measured, with a reason. */
+void bench_skip(const bench_opts_t *o, const char *op, const char *reason);
+
+/* Prints an INFO line (free text after the key) from rank 0. */
+void bench_info(const bench_opts_t *o, const char *fmt, ...);
+
+/* Fills n bytes with a pattern derived from seed. */
+void bench_fill(void *buf, size_t n, unsigned seed);
+
+/* Next size of a sweep: doubles, saturating at max. */
+size_t bench_next_size(size_t s, size_t max);
+
+/* Parses a comma-separated list of integers into out (at most max);
+ * returns how many. */
+int bench_parse_ints(const char *s, int *out, int max);
+
+/* Parses a size with an optional k/K/m/M/g/G suffix (powers of 1024). */
+size_t bench_parse_size(const char *s);
+
+#endif /* BENCH_COMMON_H */

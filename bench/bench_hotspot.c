@@ -1,0 +1,160 @@
+/* Suite "hotspot" (hicoo section 4.2, Figs 10-12): ranks 1..P-1 take turns
+ * measuring their operation to rank 0 while a share (-c levels, percent) of
+ * the other non-zero ranks hammer rank 0 with the same operation.
+ *   putv  vector put of 16 segments x 64 B (+ fence) into rank 0
+ *   fadd  ARMCI_Rmw fetch-and-add on one counter of rank 0
+ * Figures per level: every measuring rank's time per operation (rank=r) and
+ * their mean (rank=mean). Hammers stop when the measuring rank is done
+ * (a non-blocking barrier tells them). */
+#include "bench_armci.h"
+
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define SEGS 16
+#define SEG_BYTES 64
+
+enum { OP_PUTV, OP_FADD, OP_COUNT };
+static const char *const op_names[OP_COUNT] = { "putv", "fadd" };
+
+struct ctx {
+    void **data;
+    void **counter;
+    char *local;
+    void *lptr[SEGS];
+    void *rptr[SEGS];
+    armci_giov_t iov;
+};
+
+static inline void do_op(int op, struct ctx *c)
+{
+    if (op == OP_PUTV) {
+        ARMCI_PutV(&c->iov, 1, 0);
+        ARMCI_Fence(0);
+    } else {
+        int old = 0;
+        ARMCI_Rmw(ARMCI_FETCH_AND_ADD, &old, c->counter[0], 1, 0);
+    }
+}
+
+/* Whether rank r hammers while m measures: the first k non-zero ranks after
+ * m, cyclically. */
+static int is_hammer(int r, int m, int k, int nproc)
+{
+    if (r == 0 || r == m || k <= 0)
+        return 0;
+    int others = nproc - 1;               /* ranks 1..nproc-1           */
+    int dist = (r - m + others) % others; /* 1..others-1 after m        */
+    return dist >= 1 && dist <= k;
+}
+
+int main(int argc, char **argv)
+{
+    bench_opts_t o;
+    bench_armci_init(&o, "hotspot", &argc, &argv);
+    if (o.nproc < 2) {
+        bench_skip(&o, "all", "needs_2_processes");
+        return bench_armci_finalize(0);
+    }
+    struct ctx c;
+    c.data = bench_armci_alloc((size_t)SEGS * SEG_BYTES * 2);
+    c.counter = bench_armci_alloc(sizeof(int));
+    c.local = ARMCI_Malloc_local((size_t)SEGS * SEG_BYTES);
+    if (c.local == NULL)
+        ARMCI_Error("bench hotspot: ARMCI_Malloc_local failed", 1);
+    bench_fill(c.local, (size_t)SEGS * SEG_BYTES, 9);
+    for (int k = 0; k < SEGS; k++) {
+        c.lptr[k] = c.local + (size_t)k * SEG_BYTES;
+        c.rptr[k] = (char *)c.data[0] + (size_t)k * 2 * SEG_BYTES;
+    }
+    c.iov.src_ptr_array = c.lptr;
+    c.iov.dst_ptr_array = c.rptr;
+    c.iov.ptr_array_len = SEGS;
+    c.iov.bytes = SEG_BYTES;
+
+    int others = o.nproc - 2; /* non-zero ranks besides the measuring one */
+    double *gathered = calloc(2 * (size_t)o.nproc, sizeof *gathered);
+    double *per_rank = calloc((size_t)o.nproc, sizeof *per_rank);
+    if (gathered == NULL || per_rank == NULL)
+        ARMCI_Error("bench hotspot: allocation failed", 1);
+    double samples[BENCH_MAX_REPS];
+    int levels[16];
+    int nlevels = bench_parse_ints(o.levels, levels, 16);
+
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (!bench_want(&o, op_names[op]))
+            continue;
+        size_t size = op == OP_PUTV ? (size_t)SEGS * SEG_BYTES : sizeof(int);
+        for (int li = 0; li < nlevels; li++) {
+            int level = levels[li];
+            int k = (int)ceil(level / 100.0 * others - 1e-9);
+            if (k > others) k = others;
+            if (k < 0) k = 0;
+            for (int m = 1; m < o.nproc; m++) {
+                double med = 0.0;
+                int iters = o.iters;
+                bench_armci_sync();
+                MPI_Request req;
+                if (o.rank == m) {
+                    double tw = bench_now();
+                    for (int i = 0; i < o.warmup; i++)
+                        do_op(op, &c);
+                    iters = bench_iters_timed(&o, iters, (bench_now() - tw) / o.warmup);
+                    for (int r = 0; r < o.reps; r++) {
+                        double t0 = bench_now();
+                        for (int i = 0; i < iters; i++)
+                            do_op(op, &c);
+                        samples[r] = (bench_now() - t0) * 1e6 / iters;
+                    }
+                    med = bench_median(samples, o.reps);
+                    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+                    MPI_Wait(&req, MPI_STATUS_IGNORE);
+                } else if (is_hammer(o.rank, m, k, o.nproc)) {
+                    int flag = 0;
+                    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+                    double start = bench_now();
+                    while (!flag) {
+                        for (int i = 0; i < 8; i++)
+                            do_op(op, &c);
+                        MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+                        if (!flag && bench_now() - start > o.seconds + 10 * o.rep_seconds * o.reps) {
+                            MPI_Wait(&req, MPI_STATUS_IGNORE);
+                            flag = 1;
+                        }
+                    }
+                } else {
+                    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+                    MPI_Wait(&req, MPI_STATUS_IGNORE);
+                }
+                double mine[2] = { med, (double)iters };
+                MPI_Gather(mine, 2, MPI_DOUBLE, gathered, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+                if (o.rank == 0) {
+                    char extra[96];
+                    snprintf(extra, sizeof extra, "level=%d hammers=%d rank=%d", level, k, m);
+                    per_rank[m] = gathered[2 * m];
+                    double one[1] = { per_rank[m] };
+                    bench_report(&o, op_names[op], size, "us", one, 1,
+                                 (int)gathered[2 * m + 1], extra);
+                }
+            }
+            if (o.rank == 0) {
+                double sum = 0.0;
+                for (int m = 1; m < o.nproc; m++)
+                    sum += per_rank[m];
+                double mean[1] = { sum / (o.nproc - 1) };
+                char extra[96];
+                snprintf(extra, sizeof extra, "level=%d hammers=%d rank=mean", level, k);
+                bench_report(&o, op_names[op], size, "us", mean, 1, o.iters, extra);
+            }
+        }
+    }
+    bench_armci_sync();
+    free(per_rank);
+    free(gathered);
+    ARMCI_Free_local(c.local);
+    bench_armci_free(c.counter);
+    bench_armci_free(c.data);
+    return bench_armci_finalize(0);
+}

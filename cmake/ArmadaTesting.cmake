@@ -1,0 +1,34 @@
+# Helpers to register MPI-launched tests. Every test gets a process count and
+# a time limit; the launcher never busy-polls (yield_when_idle), so 8 ranks
+# plus servers run on 2 cores.
+#
+# armada_add_mpi_test(NAME <ctest name> NP <n> COMMAND <target-or-path> [args...]
+#                     [TIMEOUT <s>] [ENV VAR=value ...] [EXPECT_FAIL <regex>]
+#                     [LABELS ...])
+# EXPECT_FAIL: the run must exit non-zero and its output must match <regex>.
+set(ARMADA_MPIEXEC ${MPIEXEC_EXECUTABLE})
+set(ARMADA_MPIEXEC_FLAGS --allow-run-as-root --oversubscribe --bind-to none
+    --mca btl self,vader --mca mpi_yield_when_idle 1)
+set(ARMADA_TEST_ENV
+    OMPI_MCA_btl_vader_single_copy_mechanism=none
+    OMPI_MCA_rmaps_base_oversubscribe=1
+    ARMADA_TEST=1)
+
+function(armada_add_mpi_test)
+  cmake_parse_arguments(T "" "NAME;NP;TIMEOUT;EXPECT_FAIL" "COMMAND;ENV;LABELS" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 120)
+  endif()
+  list(GET T_COMMAND 0 exe)
+  list(REMOVE_AT T_COMMAND 0)
+  if(TARGET ${exe})
+    set(exe $<TARGET_FILE:${exe}>)
+  endif()
+  set(cmd ${ARMADA_MPIEXEC} ${ARMADA_MPIEXEC_FLAGS} -np ${T_NP} ${exe} ${T_COMMAND})
+  if(DEFINED T_EXPECT_FAIL)
+    set(cmd ${CMAKE_SOURCE_DIR}/tests/expect_fail.sh "${T_EXPECT_FAIL}" ${cmd})
+  endif()
+  add_test(NAME ${T_NAME} COMMAND ${cmd})
+  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT}
+    ENVIRONMENT "${ARMADA_TEST_ENV};${T_ENV}" LABELS "mpi;${T_LABELS}")
+endfunction()

@@ -1,0 +1,67 @@
+/* Armada's own extensions to the ARMCI interface. */
+#ifndef ARMADA_H
+#define ARMADA_H
+
+#include <stdint.h>
+#include <armci.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ARMADA_VERSION_MAJOR 0
+#define ARMADA_VERSION_MINOR 1
+#define ARMADA_VERSION_PATCH 0
+
+/* Version of the library actually linked; returns a static string such as
+ * "0.1.0" and fills the numbers when the pointers are not NULL. */
+const char *armada_version(int *major, int *minor, int *patch);
+
+/* Paths an operation can take (see docs/decisions). */
+enum armada_path {
+    ARMADA_PATH_SHM = 0,     /* same node: load/store and CPU atomics      */
+    ARMADA_PATH_RMA = 1,     /* other node: direct RMA / transport atomics */
+    ARMADA_PATH_SERVER = 2,  /* other node: request to the node's server   */
+    ARMADA_PATH_COUNT = 3
+};
+
+/* Operation families counted per path. */
+enum armada_op {
+    ARMADA_OP_PUT = 0, ARMADA_OP_GET, ARMADA_OP_ACC,
+    ARMADA_OP_PUTS, ARMADA_OP_GETS, ARMADA_OP_ACCS,
+    ARMADA_OP_PUTV, ARMADA_OP_GETV, ARMADA_OP_ACCV,
+    ARMADA_OP_RMW, ARMADA_OP_LOCK, ARMADA_OP_FENCE,
+    ARMADA_OP_COUNT
+};
+
+typedef struct armada_stats {
+    uint64_t ops[ARMADA_OP_COUNT][ARMADA_PATH_COUNT];    /* operations issued  */
+    uint64_t bytes[ARMADA_OP_COUNT][ARMADA_PATH_COUNT];  /* payload bytes      */
+    uint64_t shm_bytes_mapped;       /* shared memory this process maps      */
+    uint64_t server_buffer_bytes;    /* request buffers held by this node's
+                                        server (0 where this process runs none) */
+    uint64_t server_requests;        /* requests served by this process's server */
+    uint64_t endpoints;              /* transport endpoints this process opened */
+    uint64_t handles_in_use;         /* non-blocking requests outstanding    */
+} armada_stats_t;
+
+/* Copies this process's counters into *out. Returns 0, or -1 when ARMCI is
+ * not initialised or out is NULL. */
+int armada_stats_get(armada_stats_t *out);
+/* Sets every counter that counts operations back to zero. */
+void armada_stats_reset(void);
+
+/* Process layout: the node of a rank, the number of nodes, processes per
+ * node of the node a rank is on. -1 for an invalid rank. */
+int armada_node_of(int rank);
+int armada_node_count(void);
+
+/* Compare-and-swap on an int or long of ARMCI_Malloc memory at proc:
+ * returns the old value; the new value is stored if old == expected. */
+int  armada_cas_int(int *prem, int expected, int desired, int proc);
+long armada_cas_long(long *prem, long expected, long desired, int proc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ARMADA_H */

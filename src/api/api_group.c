@@ -1,0 +1,276 @@
+#define _POSIX_C_SOURCE 200809L
+/* Process groups: ARMCI_Group values over MPI communicators, and the
+ * collective allocations made on them. */
+#include <stdlib.h>
+#include <string.h>
+#include "api/api_check.h"
+#include "api/api_internal.h"
+#include "armci.h"
+#include "armcix.h"
+#include "core/arm_ops.h"
+
+static struct {
+    ARMCI_Group world;
+    ARMCI_Group deflt;
+} groups;
+
+static void fill_maps(ARMCI_Group *g)
+{
+    int n = arm_core.nproc;
+    g->abs_to_grp = malloc((size_t)n * sizeof(int));
+    g->grp_to_abs = malloc((size_t)(g->size > 0 ? g->size : 1) * sizeof(int));
+    if (!g->abs_to_grp || !g->grp_to_abs)
+        arm_fatal("ARMCI_Group_create", "out of memory on rank %d", arm_core.me);
+    for (int r = 0; r < n; r++)
+        g->abs_to_grp[r] = -1;
+}
+
+/* Group ranks of comm translated to world ranks. */
+static void group_from_comm(MPI_Comm comm, ARMCI_Group *g)
+{
+    g->comm = comm;
+    g->noncoll_pgroup_comm = MPI_COMM_NULL;
+    MPI_Comm_rank(comm, &g->rank);
+    MPI_Comm_size(comm, &g->size);
+    fill_maps(g);
+    MPI_Group cg, wg;
+    MPI_Comm_group(comm, &cg);
+    MPI_Comm_group(arm_core.world, &wg);
+    int *ranks = malloc((size_t)g->size * sizeof(int));
+    if (!ranks)
+        arm_fatal("ARMCI_Group_create", "out of memory on rank %d", arm_core.me);
+    for (int i = 0; i < g->size; i++)
+        ranks[i] = i;
+    MPI_Group_translate_ranks(cg, g->size, ranks, wg, g->grp_to_abs);
+    free(ranks);
+    MPI_Group_free(&cg);
+    MPI_Group_free(&wg);
+    for (int i = 0; i < g->size; i++)
+        g->abs_to_grp[g->grp_to_abs[i]] = i;
+}
+
+void armada_api_groups_init(void)
+{
+    group_from_comm(arm_core.world, &groups.world);
+    groups.deflt = groups.world;
+}
+
+void armada_api_groups_fini(void)
+{
+    free(groups.world.grp_to_abs);
+    free(groups.world.abs_to_grp);
+    memset(&groups, 0, sizeof groups);
+}
+
+static void check_group(const char *call, const ARMCI_Group *g)
+{
+    api_init(call);
+    if (ARM_API_CHECKS && !g)
+        arm_fatal(call, "argument 'group' is NULL");
+}
+
+void ARMCI_Group_create_child(int grp_size, int *pid_list, ARMCI_Group *group_out,
+                              ARMCI_Group *group_parent)
+{
+    const char *call = "ARMCI_Group_create_child";
+    check_group(call, group_parent);
+    if (!group_out)
+        arm_fatal(call, "argument 'group_out' is NULL");
+    if (grp_size < 0 || grp_size > group_parent->size)
+        arm_fatal(call, "argument 'grp_size' = %d is outside 0..%d", grp_size,
+                  group_parent->size);
+    if (grp_size > 0 && !pid_list)
+        arm_fatal(call, "argument 'pid_list' is NULL");
+    for (int i = 0; i < grp_size; i++)
+        if (pid_list[i] < 0 || pid_list[i] >= group_parent->size)
+            arm_fatal(call, "argument 'pid_list[%d]' = %d is not a rank of the parent group",
+                      i, pid_list[i]);
+    MPI_Group pg, ng;
+    MPI_Comm comm;
+    MPI_Comm_group(group_parent->comm, &pg);
+    MPI_Group_incl(pg, grp_size, pid_list, &ng);
+    MPI_Comm_create(group_parent->comm, ng, &comm);
+    MPI_Group_free(&pg);
+    MPI_Group_free(&ng);
+    if (comm != MPI_COMM_NULL) {
+        group_from_comm(comm, group_out);
+        return;
+    }
+    /* Not a member: the group's membership is still known. */
+    group_out->comm = MPI_COMM_NULL;
+    group_out->noncoll_pgroup_comm = MPI_COMM_NULL;
+    group_out->rank = -1;
+    group_out->size = grp_size;
+    fill_maps(group_out);
+    for (int i = 0; i < grp_size; i++) {
+        group_out->grp_to_abs[i] = group_parent->grp_to_abs[pid_list[i]];
+        group_out->abs_to_grp[group_out->grp_to_abs[i]] = i;
+    }
+}
+
+void ARMCI_Group_create(int grp_size, int *pid_list, ARMCI_Group *group_out)
+{
+    ARMCI_Group_create_child(grp_size, pid_list, group_out, &groups.deflt);
+}
+
+void ARMCI_Group_free(ARMCI_Group *group)
+{
+    check_group("ARMCI_Group_free", group);
+    if (group->comm != MPI_COMM_NULL && group->comm != arm_core.world)
+        MPI_Comm_free(&group->comm);
+    if (group->grp_to_abs != groups.world.grp_to_abs) {
+        free(group->grp_to_abs);
+        free(group->abs_to_grp);
+    }
+    group->grp_to_abs = group->abs_to_grp = NULL;
+    group->comm = MPI_COMM_NULL;
+    group->rank = -1;
+    group->size = 0;
+}
+
+int ARMCI_Group_rank(ARMCI_Group *group, int *rank)
+{
+    check_group("ARMCI_Group_rank", group);
+    if (!rank)
+        arm_fatal("ARMCI_Group_rank", "argument 'rank' is NULL");
+    *rank = group->rank;
+    return 0;
+}
+
+void ARMCI_Group_size(ARMCI_Group *group, int *size)
+{
+    check_group("ARMCI_Group_size", group);
+    if (!size)
+        arm_fatal("ARMCI_Group_size", "argument 'size' is NULL");
+    *size = group->size;
+}
+
+void ARMCI_Group_set_default(ARMCI_Group *group)
+{
+    check_group("ARMCI_Group_set_default", group);
+    groups.deflt = *group;
+}
+
+void ARMCI_Group_get_default(ARMCI_Group *group_out)
+{
+    check_group("ARMCI_Group_get_default", group_out);
+    *group_out = groups.deflt;
+}
+
+void ARMCI_Group_get_world(ARMCI_Group *group_out)
+{
+    check_group("ARMCI_Group_get_world", group_out);
+    *group_out = groups.world;
+}
+
+int ARMCI_Absolute_id(ARMCI_Group *group, int group_rank)
+{
+    check_group("ARMCI_Absolute_id", group);
+    if (group_rank < 0 || group_rank >= group->size)
+        arm_fatal("ARMCI_Absolute_id", "argument 'group_rank' = %d is outside 0..%d",
+                  group_rank, group->size - 1);
+    return group->grp_to_abs[group_rank];
+}
+
+int ARMCIX_Group_split(ARMCI_Group *parent, int color, int key, ARMCI_Group *new_group)
+{
+    check_group("ARMCIX_Group_split", parent);
+    MPI_Comm comm;
+    MPI_Comm_split(parent->comm, color, key, &comm);
+    if (comm == MPI_COMM_NULL) {
+        memset(new_group, 0, sizeof *new_group);
+        new_group->comm = new_group->noncoll_pgroup_comm = MPI_COMM_NULL;
+        new_group->rank = -1;
+        return 0;
+    }
+    group_from_comm(comm, new_group);
+    return 0;
+}
+
+int ARMCIX_Group_dup(ARMCI_Group *parent, ARMCI_Group *new_group)
+{
+    check_group("ARMCIX_Group_dup", parent);
+    MPI_Comm comm;
+    MPI_Comm_dup(parent->comm, &comm);
+    group_from_comm(comm, new_group);
+    return 0;
+}
+
+/* ---- collective allocation ------------------------------------------------ */
+static int malloc_on(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *g)
+{
+    check_group(call, g);
+    if (ARM_API_CHECKS && bytes < 0)
+        arm_fatal(call, "argument 'bytes' = %ld is negative", bytes);
+    if (ARM_API_CHECKS && !ptr_arr)
+        arm_fatal(call, "argument 'ptr_arr' is NULL");
+    if (g->comm == MPI_COMM_NULL)
+        arm_fatal(call, "argument 'group': rank %d is not a member", arm_core.me);
+    arm_status_t st = arm_reg_malloc(g->comm, g->size, g->grp_to_abs, (size_t)bytes, 0,
+                                     ptr_arr, NULL);
+    if (st != ARM_OK)
+        arm_fatal(call, "allocating %ld bytes failed: %s", bytes, arm_status_str(st));
+    return 0;
+}
+
+int ARMCI_Malloc_group(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
+{
+    return malloc_on("ARMCI_Malloc_group", ptr_arr, bytes, group);
+}
+
+int ARMCI_Free_group(void *ptr, ARMCI_Group *group)
+{
+    check_group("ARMCI_Free_group", group);
+    arm_op_fence_all();
+    arm_reg_free(group->comm, ptr, "ARMCI_Free_group");
+    return 0;
+}
+
+int PARMCI_Malloc(void **base_ptrs, armci_size_t size)
+{
+    return malloc_on("ARMCI_Malloc", base_ptrs, size, &groups.world);
+}
+
+int PARMCI_Free(void *ptr)
+{
+    api_init("ARMCI_Free");
+    arm_op_fence_all();
+    arm_reg_free(arm_core.world, ptr, "ARMCI_Free");
+    return 0;
+}
+
+int PARMCI_Malloc_memdev(void **ptr_arr, armci_size_t bytes, const char *device)
+{
+    (void)device;
+    return malloc_on("ARMCI_Malloc_memdev", ptr_arr, bytes, &groups.world);
+}
+
+int PARMCI_Malloc_group_memdev(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group,
+                               const char *device)
+{
+    (void)device;
+    return malloc_on("ARMCI_Malloc_group_memdev", ptr_arr, bytes, group);
+}
+
+int PARMCI_Free_memdev(void *ptr) { return PARMCI_Free(ptr); }
+
+void *PARMCI_Malloc_local(armci_size_t size)
+{
+    api_init("ARMCI_Malloc_local");
+    if (ARM_API_CHECKS && size < 0)
+        arm_fatal("ARMCI_Malloc_local", "argument 'size' = %ld is negative", size);
+    void *p = NULL;
+    if (posix_memalign(&p, 64, size > 0 ? (size_t)size : 1) != 0)
+        return NULL;
+    return p;
+}
+
+int PARMCI_Free_local(void *ptr)
+{
+    free(ptr);
+    return 0;
+}
+
+int ARMCI_Uses_shm(void) { return 1; }
+void ARMCI_Set_shm_limit(unsigned long shmemlimit) { (void)shmemlimit; }
+int ARMCI_Uses_shm_grp(ARMCI_Group *group) { (void)group; return 1; }

@@ -1,0 +1,152 @@
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "core/arm_core.h"
+#include "core/arm_remote.h"
+#include "util/arm_config.h"
+#include "util/arm_log.h"
+
+arm_core_t arm_core = { .world = MPI_COMM_NULL, .node_comm = MPI_COMM_NULL,
+                        .masters_comm = MPI_COMM_NULL };
+
+_Noreturn void arm_core_abort(int code)
+{
+    int mpi_up = 0, mpi_down = 0;
+    MPI_Initialized(&mpi_up);
+    MPI_Finalized(&mpi_down);
+    if (mpi_up && !mpi_down)
+        MPI_Abort(MPI_COMM_WORLD, code ? code : 1);
+    _exit(code ? code : 1);
+}
+
+static void abort_hook(int code)
+{
+    arm_core_abort(code);
+}
+
+/* A job id every rank agrees on: rank 0's pid and start time. It makes the
+ * names of shared segments unique to this job. */
+static unsigned long long make_job_id(MPI_Comm comm)
+{
+    unsigned long long job = 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    job = ((unsigned long long)getpid() << 24) ^ (unsigned long long)ts.tv_nsec ^
+          ((unsigned long long)ts.tv_sec << 40);
+    MPI_Bcast(&job, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+    return job;
+}
+
+static arm_status_t ctl_init(arm_core_t *c)
+{
+    void **bases = malloc((size_t)c->nproc * sizeof *bases);
+    int *members = malloc((size_t)c->nproc * sizeof *members);
+    c->ctl = calloc((size_t)c->nproc, sizeof *c->ctl);
+    if (!bases || !members || !c->ctl) {
+        free(bases);
+        free(members);
+        return ARM_ERR_NO_MEMORY;
+    }
+    for (int r = 0; r < c->nproc; r++)
+        members[r] = r;
+    arm_status_t st = arm_reg_malloc(c->world, c->nproc, members, sizeof(arm_ctl_block_t), 1,
+                                     bases, &c->ctl_alloc);
+    if (st == ARM_OK)
+        for (int r = 0; r < c->nproc; r++)
+            if (arm_same_node(r))
+                c->ctl[r] = (arm_ctl_block_t *)arm_reg_lookup(r, (uintptr_t)bases[r],
+                                                              sizeof(arm_ctl_block_t))->local;
+    free(bases);
+    free(members);
+    return st;
+}
+
+arm_status_t arm_core_init(MPI_Comm comm, const char *call)
+{
+    arm_core_t *c = &arm_core;
+    char err[256];
+    int unknown = 0;
+
+    MPI_Comm_dup(comm, &c->world);
+    MPI_Comm_rank(c->world, &c->me);
+    MPI_Comm_size(c->world, &c->nproc);
+    arm_log_set_rank(c->me);
+    arm_log_set_abort_hook(abort_hook);
+    if (arm_config_load(c->me == 0, &unknown, err, sizeof err) != ARM_OK)
+        arm_fatal(call, "%s", err);
+    arm_log_set_level((arm_log_level_t)arm_config.log_level);
+    if (arm_config.ppn < 0)
+        arm_fatal(call, "setting ARMADA_PPN=%ld must be 0 or positive", arm_config.ppn);
+
+    arm_status_t st = arm_procmap_init(c, arm_config.ppn);
+    if (st != ARM_OK)
+        return st;
+    c->index = calloc((size_t)c->nproc, sizeof *c->index);
+    if (!c->index)
+        return ARM_ERR_NO_MEMORY;
+    c->job = make_job_id(c->world);
+    c->next_alloc_id = 1;
+    st = ctl_init(c);
+    if (st != ARM_OK)
+        return st;
+    st = arm_remote_init(c);
+    if (st != ARM_OK)
+        return st;
+    c->initialized = 1;
+    MPI_Barrier(c->world);
+    return ARM_OK;
+}
+
+static void print_stats(const arm_core_t *c)
+{
+    static const char *ops[ARMADA_OP_COUNT] = { "put", "get", "acc", "puts", "gets", "accs",
+                                                "putv", "getv", "accv", "rmw", "lock",
+                                                "fence" };
+    static const char *paths[ARMADA_PATH_COUNT] = { "shm", "rma", "server" };
+    char line[2048];
+    int n = snprintf(line, sizeof line, "armada[rank %d] stats:", c->me);
+    for (int o = 0; o < ARMADA_OP_COUNT; o++)
+        for (int p = 0; p < ARMADA_PATH_COUNT; p++)
+            if (c->stats.ops[o][p] && n < (int)sizeof line)
+                n += snprintf(line + n, sizeof line - (size_t)n, " %s/%s=%llu(%lluB)", ops[o],
+                              paths[p], (unsigned long long)c->stats.ops[o][p],
+                              (unsigned long long)c->stats.bytes[o][p]);
+    if (n < (int)sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n,
+                 " shm_mapped=%lluB server_buffers=%lluB server_requests=%llu endpoints=%llu",
+                 (unsigned long long)c->shm_bytes,
+                 (unsigned long long)c->stats.server_buffer_bytes,
+                 (unsigned long long)c->stats.server_requests,
+                 (unsigned long long)c->stats.endpoints);
+    fprintf(stderr, "%s\n", line);
+}
+
+arm_status_t arm_core_finalize(void)
+{
+    arm_core_t *c = &arm_core;
+    arm_remote_fence_all();
+    MPI_Barrier(c->world);
+    if (arm_config.stats)
+        print_stats(c);
+    arm_remote_finalize(c);
+    c->mutex_alloc = NULL;
+    free(c->mutex_count);
+    free(c->mutex_base);
+    c->mutex_count = NULL;
+    c->mutex_base = NULL;
+    c->ctl_alloc = NULL;
+    free(c->ctl);
+    c->ctl = NULL;
+    arm_reg_release_all();
+    for (int r = 0; r < c->nproc; r++)
+        free(c->index[r].slices);
+    free(c->index);
+    c->index = NULL;
+    arm_procmap_fini(c);
+    MPI_Comm_free(&c->world);
+    c->initialized = 0;
+    return ARM_OK;
+}

@@ -1,0 +1,131 @@
+/* The core layer: process and node map, the global-memory registry, and the
+ * one dispatch point per operation family. All runtime state of the layer is
+ * in one context struct, arm_core. */
+#ifndef ARM_CORE_H
+#define ARM_CORE_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "armada.h"
+#include "shm/arm_shm_seg.h"
+#include "shm/arm_shm_sync.h"
+#include "util/arm_status.h"
+
+typedef struct arm_alloc arm_alloc_t;
+
+/* One target rank's slice of one allocation, as this process sees it. */
+typedef struct arm_slice {
+    uintptr_t    base;   /* slice address in the target's own address space   */
+    size_t       len;
+    char        *local;  /* the slice in this process's mapping; NULL when the
+                            target is on another node                        */
+    uintptr_t    raddr;  /* the slice in the target node's server mapping    */
+    arm_alloc_t *alloc;
+} arm_slice_t;
+
+/* Per target rank: slices sorted by base, binary-searched, plus the index of
+ * the last hit (most programs hit the same allocation repeatedly). */
+typedef struct arm_target_index {
+    arm_slice_t *slices;
+    int n, cap, last;
+} arm_target_index_t;
+
+struct arm_alloc {
+    uint64_t      id;
+    MPI_Comm      comm;       /* the group's communicator (not owned)        */
+    int           gsize;
+    int          *members;    /* group rank -> world rank                    */
+    arm_shm_seg_t seg;        /* this node's segment of the allocation       */
+    void         *my_base;
+    size_t        my_len;
+    int           internal;   /* made by the runtime, not the program        */
+    arm_alloc_t  *prev, *next;
+};
+
+/* Per-process control block in shared memory (one cache line each). */
+typedef struct arm_ctl_block {
+    arm_shm_mutex_t acc_lock;   /* serialises accumulates into this process */
+    uint32_t        pad[15];
+} arm_ctl_block_t;
+_Static_assert(sizeof(arm_ctl_block_t) == 64, "control block is one cache line");
+
+typedef struct arm_core {
+    int initialized;
+    int me, nproc;
+    int my_node, nnodes;
+    int *node_of;          /* rank -> node                                  */
+    int *node_leader;      /* node -> lowest rank                           */
+    int *node_size;        /* node -> processes                             */
+    int *local_index;      /* rank -> index within its node                 */
+    MPI_Comm world, node_comm, masters_comm;
+    int own_mpi;           /* ARMCI initialised MPI and finalises it         */
+    unsigned long long job;
+    uint64_t next_alloc_id;
+
+    arm_target_index_t *index;   /* nproc entries                           */
+    arm_alloc_t *allocs;         /* live allocations                        */
+    size_t shm_bytes;
+
+    arm_alloc_t *ctl_alloc;      /* control blocks of every process         */
+    arm_ctl_block_t **ctl;       /* rank -> its control block, same node only */
+
+    arm_alloc_t *mutex_alloc;    /* ARMCI_Create_mutexes                    */
+    int *mutex_count;            /* rank -> mutexes it hosts                */
+    void **mutex_base;           /* rank -> base of its mutexes              */
+
+    armada_stats_t stats;
+} arm_core_t;
+
+extern arm_core_t arm_core;
+
+/* ---- lifecycle (arm_core.c) ---------------------------------------------- */
+arm_status_t arm_core_init(MPI_Comm comm, const char *call);
+arm_status_t arm_core_finalize(void);
+_Noreturn void arm_core_abort(int code);
+
+/* ---- node map (arm_procmap.c) -------------------------------------------- */
+arm_status_t arm_procmap_init(arm_core_t *c, long ppn);
+void arm_procmap_fini(arm_core_t *c);
+static inline int arm_same_node(int proc) { return arm_core.node_of[proc] == arm_core.my_node; }
+
+/* ---- registry (arm_registry.c) ------------------------------------------- */
+/* Collective over comm (whose ranks map to world ranks by members). */
+arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t bytes,
+                            int internal, void **ptr_arr, arm_alloc_t **out);
+arm_status_t arm_reg_free(MPI_Comm comm, void *ptr, const char *call);
+void arm_reg_free_internal(arm_alloc_t *a);
+void arm_reg_release_all(void);
+
+static inline arm_slice_t *arm_reg_lookup(int proc, uintptr_t addr, size_t len)
+{
+    arm_target_index_t *ix = &arm_core.index[proc];
+    arm_slice_t *s;
+    if (ix->n == 0)
+        return NULL;
+    s = &ix->slices[ix->last];
+    if (addr >= s->base && addr - s->base + len <= s->len)
+        return s;
+    int lo = 0, hi = ix->n - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        s = &ix->slices[mid];
+        if (addr < s->base)
+            hi = mid - 1;
+        else if (addr - s->base >= s->len)
+            lo = mid + 1;
+        else {
+            if (addr - s->base + len > s->len)
+                return NULL;
+            ix->last = mid;
+            return s;
+        }
+    }
+    return NULL;
+}
+
+/* Translates addr at proc or stops the program naming call and argument. */
+arm_slice_t *arm_reg_translate(const char *call, const char *arg, int proc, const void *addr,
+                               size_t len);
+
+#endif

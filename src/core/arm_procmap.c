@@ -1,0 +1,63 @@
+#include <stdlib.h>
+#include "core/arm_core.h"
+#include "util/arm_log.h"
+
+/* Nodes are either virtual (ARMADA_PPN=k: ranks r with the same r / k) or the
+ * hosts (MPI's shared-memory split). Node ids are dense and ordered by the
+ * node's lowest rank. */
+arm_status_t arm_procmap_init(arm_core_t *c, long ppn)
+{
+    int n = c->nproc;
+    c->node_of = calloc((size_t)n, sizeof(int));
+    c->node_leader = calloc((size_t)n, sizeof(int));
+    c->node_size = calloc((size_t)n, sizeof(int));
+    c->local_index = calloc((size_t)n, sizeof(int));
+    int *leader_of = calloc((size_t)n, sizeof(int));
+    if (!c->node_of || !c->node_leader || !c->node_size || !c->local_index || !leader_of) {
+        free(leader_of);
+        return ARM_ERR_NO_MEMORY;
+    }
+    if (ppn > 0) {
+        for (int r = 0; r < n; r++)
+            leader_of[r] = (int)(r - r % ppn);
+    } else {
+        MPI_Comm host;
+        int host_leader;
+        MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, c->me, MPI_INFO_NULL, &host);
+        host_leader = c->me;
+        MPI_Allreduce(MPI_IN_PLACE, &host_leader, 1, MPI_INT, MPI_MIN, host);
+        MPI_Comm_free(&host);
+        MPI_Allgather(&host_leader, 1, MPI_INT, leader_of, 1, MPI_INT, c->world);
+    }
+    /* Dense node ids in order of first appearance (leaders are lowest ranks). */
+    int nodes = 0;
+    for (int r = 0; r < n; r++) {
+        if (leader_of[r] == r) {
+            c->node_leader[nodes] = r;
+            c->node_of[r] = nodes++;
+        } else {
+            c->node_of[r] = c->node_of[leader_of[r]];
+        }
+        c->local_index[r] = c->node_size[c->node_of[r]]++;
+    }
+    free(leader_of);
+    c->nnodes = nodes;
+    c->my_node = c->node_of[c->me];
+    MPI_Comm_split(c->world, c->my_node, c->me, &c->node_comm);
+    MPI_Comm_split(c->world, c->local_index[c->me] == 0 ? 0 : MPI_UNDEFINED, c->me,
+                   &c->masters_comm);
+    return ARM_OK;
+}
+
+void arm_procmap_fini(arm_core_t *c)
+{
+    if (c->node_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&c->node_comm);
+    if (c->masters_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&c->masters_comm);
+    free(c->node_of);
+    free(c->node_leader);
+    free(c->node_size);
+    free(c->local_index);
+    c->node_of = c->node_leader = c->node_size = c->local_index = NULL;
+}

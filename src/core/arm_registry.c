@@ -1,0 +1,260 @@
+/* The global-memory registry: every ARMCI_Malloc allocation lives in one
+ * shared segment per node, holding the slices of that node's members. Each
+ * process indexes, per target rank, the slices of that target sorted by
+ * address, so translating a remote address is a binary search (O(log
+ * allocations)) with a last-hit cache in front. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "core/arm_core.h"
+#include "util/arm_config.h"
+#include "util/arm_log.h"
+
+#define SLICE_ALIGN 64
+
+typedef struct member_info {
+    uint64_t base;      /* slice in the member's own address space */
+    uint64_t len;
+    uint64_t seg_off;   /* slice offset inside its node's segment  */
+    int32_t  world;
+    int32_t  pad;
+} member_info_t;
+
+static arm_status_t index_insert(int proc, const arm_slice_t *sl)
+{
+    arm_target_index_t *ix = &arm_core.index[proc];
+    if (ix->n == ix->cap) {
+        int cap = ix->cap ? 2 * ix->cap : 8;
+        arm_slice_t *ns = realloc(ix->slices, (size_t)cap * sizeof *ns);
+        if (!ns)
+            return ARM_ERR_NO_MEMORY;
+        ix->slices = ns;
+        ix->cap = cap;
+    }
+    int pos = ix->n;
+    while (pos > 0 && ix->slices[pos - 1].base > sl->base)
+        pos--;
+    memmove(&ix->slices[pos + 1], &ix->slices[pos], (size_t)(ix->n - pos) * sizeof *sl);
+    ix->slices[pos] = *sl;
+    ix->n++;
+    ix->last = 0;
+    return ARM_OK;
+}
+
+static void index_remove(int proc, const arm_alloc_t *a)
+{
+    arm_target_index_t *ix = &arm_core.index[proc];
+    int w = 0;
+    for (int r = 0; r < ix->n; r++)
+        if (ix->slices[r].alloc != a)
+            ix->slices[w++] = ix->slices[r];
+    ix->n = w;
+    ix->last = 0;
+}
+
+static void alloc_unlink_list(arm_alloc_t *a)
+{
+    if (a->prev)
+        a->prev->next = a->next;
+    else
+        arm_core.allocs = a->next;
+    if (a->next)
+        a->next->prev = a->prev;
+}
+
+/* Local teardown of one allocation: no communication. */
+static void alloc_destroy(arm_alloc_t *a)
+{
+    for (int g = 0; g < a->gsize; g++)
+        index_remove(a->members[g], a);
+    arm_core.shm_bytes -= a->seg.len;
+    arm_shm_detach(&a->seg);
+    alloc_unlink_list(a);
+    free(a->members);
+    free(a);
+}
+
+arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t bytes,
+                            int internal, void **ptr_arr, arm_alloc_t **out)
+{
+    arm_core_t *c = &arm_core;
+    int grank;
+    MPI_Comm_rank(comm, &grank);
+
+    arm_alloc_t *a = calloc(1, sizeof *a);
+    member_info_t *info = calloc((size_t)gsize, sizeof *info);
+    if (!a || !info || !(a->members = malloc((size_t)gsize * sizeof(int)))) {
+        free(info);
+        if (a)
+            free(a->members);
+        free(a);
+        return ARM_ERR_NO_MEMORY;
+    }
+    memcpy(a->members, members, (size_t)gsize * sizeof(int));
+    a->gsize = gsize;
+    a->comm = comm;
+    a->internal = internal;
+
+    uint64_t id = c->next_alloc_id;
+    MPI_Allreduce(MPI_IN_PLACE, &id, 1, MPI_UINT64_T, MPI_MAX, comm);
+    a->id = id;
+    c->next_alloc_id = id + 1;
+
+    /* The group's members on this node share one segment. */
+    MPI_Comm ncomm;
+    int nrank, nsize;
+    MPI_Comm_split(comm, c->my_node, grank, &ncomm);
+    MPI_Comm_rank(ncomm, &nrank);
+    MPI_Comm_size(ncomm, &nsize);
+    uint64_t *nlen = malloc((size_t)nsize * sizeof *nlen);
+    int *nworld = malloc((size_t)nsize * sizeof *nworld);
+    if (!nlen || !nworld) {
+        free(nlen);
+        free(nworld);
+        MPI_Comm_free(&ncomm);
+        free(info);
+        free(a->members);
+        free(a);
+        return ARM_ERR_NO_MEMORY;
+    }
+    uint64_t mylen = bytes;
+    MPI_Allgather(&mylen, 1, MPI_UINT64_T, nlen, 1, MPI_UINT64_T, ncomm);
+    MPI_Allgather(&c->me, 1, MPI_INT, nworld, 1, MPI_INT, ncomm);
+    size_t total = 0, myoff = 0;
+    for (int i = 0; i < nsize; i++) {
+        if (i == nrank)
+            myoff = total;
+        total += (nlen[i] + SLICE_ALIGN - 1) / SLICE_ALIGN * SLICE_ALIGN;
+    }
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    total = (total + page - 1) / page * page;
+
+    arm_status_t st = ARM_OK;
+    if (total > 0) {
+        char name[ARM_SHM_NAME_MAX];
+        arm_shm_make_name(name, sizeof name, c->job, nworld[0], (unsigned long)id);
+        int ok = 1;
+        if (nrank == 0)
+            ok = arm_shm_create(name, total, &a->seg) == ARM_OK;
+        MPI_Bcast(&ok, 1, MPI_INT, 0, ncomm);
+        if (ok && nrank != 0)
+            ok = arm_shm_attach(name, total, &a->seg) == ARM_OK;
+        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
+        /* Every member has mapped it (or failed): the name goes now, so no
+         * end of the job, normal or not, can leave it behind. */
+        if (nrank == 0)
+            arm_shm_unlink(name);
+        if (!ok)
+            st = ARM_ERR_SYSTEM;
+        else
+            c->shm_bytes += total;
+    }
+    free(nlen);
+    free(nworld);
+    MPI_Comm_free(&ncomm);
+
+    int all_ok = st == ARM_OK;
+    MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        arm_shm_detach(&a->seg);
+        free(info);
+        free(a->members);
+        free(a);
+        return st != ARM_OK ? st : ARM_ERR_SYSTEM;
+    }
+
+    a->my_len = bytes;
+    a->my_base = bytes ? (char *)a->seg.base + myoff : NULL;
+    member_info_t mine = { (uint64_t)(uintptr_t)a->my_base, bytes, myoff, c->me, 0 };
+    MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, info, (int)sizeof mine, MPI_BYTE, comm);
+
+    a->next = c->allocs;
+    if (c->allocs)
+        c->allocs->prev = a;
+    c->allocs = a;
+
+    for (int g = 0; g < gsize; g++) {
+        int p = info[g].world;
+        if (ptr_arr)
+            ptr_arr[g] = (void *)(uintptr_t)info[g].base;
+        if (info[g].len == 0)
+            continue;
+        arm_slice_t sl = { (uintptr_t)info[g].base, (size_t)info[g].len, NULL, 0, a };
+        if (c->node_of[p] == c->my_node)
+            sl.local = (char *)a->seg.base + info[g].seg_off;
+        if (st == ARM_OK)
+            st = index_insert(p, &sl);
+    }
+    free(info);
+    if (st != ARM_OK) {
+        alloc_destroy(a);
+        return st;
+    }
+    if (out)
+        *out = a;
+    return ARM_OK;
+}
+
+arm_status_t arm_reg_free(MPI_Comm comm, void *ptr, const char *call)
+{
+    arm_core_t *c = &arm_core;
+    uint64_t id = 0;
+    arm_alloc_t *a = NULL;
+    if (ptr) {
+        arm_slice_t *s = arm_reg_lookup(c->me, (uintptr_t)ptr, 0);
+        if (!s || s->base != (uintptr_t)ptr || s->alloc->internal)
+            arm_fatal(call, "argument 'ptr' = %p is not the base of an ARMCI_Malloc "
+                      "allocation of rank %d", ptr, c->me);
+        a = s->alloc;
+        id = a->id + 1;
+    }
+    /* Members whose slice is empty passed NULL: the others tell them which. */
+    MPI_Allreduce(MPI_IN_PLACE, &id, 1, MPI_UINT64_T, MPI_MAX, comm);
+    if (id == 0)
+        return ARM_OK; /* every member passed NULL: nothing to free */
+    if (!a) {
+        for (a = c->allocs; a && a->id != id - 1; a = a->next)
+            ;
+        if (!a)
+            arm_fatal(call, "argument 'ptr' = NULL does not match the allocation the "
+                      "other members free (rank %d)", c->me);
+    } else if (a->id != id - 1) {
+        arm_fatal(call, "argument 'ptr' = %p: members of the group free different "
+                  "allocations (rank %d)", ptr, c->me);
+    }
+    /* Every access to the allocation must be complete before it goes. */
+    MPI_Barrier(comm);
+    alloc_destroy(a);
+    return ARM_OK;
+}
+
+void arm_reg_free_internal(arm_alloc_t *a)
+{
+    alloc_destroy(a);
+}
+
+void arm_reg_release_all(void)
+{
+    int forgotten = 0;
+    for (arm_alloc_t *a = arm_core.allocs; a; a = a->next)
+        forgotten += !a->internal;
+    if (forgotten && arm_config.warn_unfreed)
+        arm_log(ARM_LOG_WARN, "core", "ARMCI_Finalize: %d allocation(s) were not freed "
+                "with ARMCI_Free; freeing them now", forgotten);
+    while (arm_core.allocs)
+        alloc_destroy(arm_core.allocs);
+}
+
+arm_slice_t *arm_reg_translate(const char *call, const char *arg, int proc, const void *addr,
+                               size_t len)
+{
+    arm_slice_t *s = arm_reg_lookup(proc, (uintptr_t)addr, len);
+    if (!s) {
+        if (arm_reg_lookup(proc, (uintptr_t)addr, 0))
+            arm_fatal(call, "argument '%s' = %p: %zu bytes run past the end of the "
+                      "ARMCI_Malloc allocation of rank %d", arg, addr, len, proc);
+        arm_fatal(call, "argument '%s' = %p is not inside any ARMCI_Malloc allocation of "
+                  "rank %d", arg, addr, proc);
+    }
+    return s;
+}

@@ -1,0 +1,36 @@
+/* The inter-node path, seen from the core's dispatch: operations on a process
+ * of another node. The net and server layers implement it; until they do,
+ * arm_remote_none.c stops the program with a clear "not supported yet". */
+#ifndef ARM_REMOTE_H
+#define ARM_REMOTE_H
+
+#include <stddef.h>
+#include "core/arm_core.h"
+
+typedef struct arm_remote_req arm_remote_req_t;  /* completion tracking */
+
+arm_status_t arm_remote_init(arm_core_t *c);
+void arm_remote_finalize(arm_core_t *c);
+
+void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uintptr_t dst,
+                    size_t n, int proc);
+void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void *dst,
+                    size_t n, int proc);
+void arm_remote_acc(const char *call, int type, const void *scale, const void *src,
+                    const arm_slice_t *s, uintptr_t dst, size_t n, int proc);
+/* op: ARMADA_OP_PUTS, _GETS or _ACCS. */
+void arm_remote_strided(const char *call, int op, int type, const void *scale,
+                        void *src, const int *src_stride, void *dst, const int *dst_stride,
+                        const int *count, int levels, int proc);
+/* op: ARMADA_OP_PUTV, _GETV or _ACCV. */
+void arm_remote_vector(const char *call, int op, int type, const void *scale,
+                       const void *const *src, void *const *dst, int n, size_t bytes,
+                       int proc);
+long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t addr,
+                    long value, long compare, int proc);
+void arm_remote_lock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc);
+void arm_remote_unlock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc);
+void arm_remote_fence(int proc);
+void arm_remote_fence_all(void);
+
+#endif

@@ -1,0 +1,437 @@
+/* net: UCX context, workers, address exchange, progress, finalize. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net/arm_net_int.h"
+#include "util/arm_timer.h"
+
+arm_status_t arm_net_status_from_ucs(ucs_status_t st)
+{
+    switch (st) {
+    case UCS_OK:                  return ARM_OK;
+    case UCS_INPROGRESS:          return ARM_INPROGRESS;
+    case UCS_ERR_NO_MEMORY:       return ARM_ERR_NO_MEMORY;
+    case UCS_ERR_INVALID_PARAM:   return ARM_ERR_INVALID_ARG;
+    case UCS_ERR_UNSUPPORTED:     return ARM_ERR_UNSUPPORTED;
+    case UCS_ERR_TIMED_OUT:       return ARM_ERR_TIMEOUT;
+    case UCS_ERR_NO_ELEM:         return ARM_ERR_NOT_FOUND;
+    case UCS_ERR_ALREADY_EXISTS:  return ARM_ERR_EXISTS;
+    case UCS_ERR_CONNECTION_RESET:
+    case UCS_ERR_ENDPOINT_TIMEOUT:
+    case UCS_ERR_UNREACHABLE:     return ARM_ERR_PEER_DIED;
+    default:                      return ARM_ERR_TRANSPORT;
+    }
+}
+
+arm_status_t arm_net_ucs_error(const char *what, ucs_status_t st)
+{
+    arm_log(ARM_LOG_ERROR, ARM_NET_SUBSYS, "%s failed: %s", what, ucs_status_string(st));
+    return arm_net_status_from_ucs(st);
+}
+
+void arm_net_send_cb(void *request, ucs_status_t status, void *user_data)
+{
+    arm_net_comp_t *c = user_data;
+    ucp_request_free(request);
+    if (c == NULL)
+        return;
+    if (status != UCS_OK && c->status == ARM_OK)
+        c->status = arm_net_ucs_error("operation", status);
+    if (--c->pending == 0 && c->cb)
+        c->cb(c);
+}
+
+void arm_net_params_init(arm_net_params_t *p)
+{
+    memset(p, 0, sizeof *p);
+    p->connect_eager = 1;
+    p->server_worker_mt = 1;
+    p->finalize_timeout_ms = 5000;
+}
+
+const char *arm_net_ucx_version(void) { return ucp_get_version_string(); }
+
+arm_net_worker_t *arm_net_client_worker(arm_net_t *net) { return &net->client; }
+arm_net_worker_t *arm_net_server_worker(arm_net_t *net) { return net->server; }
+int arm_net_is_leader(const arm_net_t *net) { return net->leader; }
+int arm_net_worker_efd(const arm_net_worker_t *w) { return w->efd; }
+
+/* ---- workers ------------------------------------------------------------ */
+
+static arm_status_t worker_create(arm_net_t *net, arm_net_worker_t *w, int kind)
+{
+    ucp_worker_params_t wp;
+    ucs_status_t st;
+
+    memset(w, 0, sizeof *w);
+    w->net = net;
+    w->kind = kind;
+    w->efd = -1;
+    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wp.thread_mode = (kind == ARM_NET_WORKER_SERVER && net->server_worker_mt)
+                         ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE;
+    st = ucp_worker_create(net->ctx, &wp, &w->h);
+    if (st != UCS_OK)
+        return arm_net_ucs_error("ucp_worker_create", st);
+    st = ucp_worker_get_efd(w->h, &w->efd);
+    if (st != UCS_OK) {
+        ucp_worker_destroy(w->h);
+        w->h = NULL;
+        return arm_net_ucs_error("ucp_worker_get_efd", st);
+    }
+    return ARM_OK;
+}
+
+static void worker_destroy(arm_net_worker_t *w)
+{
+    if (w->h)
+        ucp_worker_destroy(w->h);
+    w->h = NULL;
+}
+
+/* ---- address exchange --------------------------------------------------- */
+
+static arm_status_t exchange_addresses(arm_net_t *net)
+{
+    ucp_address_t *ca = NULL, *sa = NULL;
+    size_t clen = 0, slen = 0;
+    uint64_t mine[2], *all = NULL;
+    unsigned char *blob = NULL;
+    arm_status_t ret = ARM_ERR_NO_MEMORY;
+    ucs_status_t st;
+
+    st = ucp_worker_get_address(net->client.h, &ca, &clen);
+    if (st != UCS_OK)
+        return arm_net_ucs_error("ucp_worker_get_address", st);
+    if (net->server) {
+        st = ucp_worker_get_address(net->server->h, &sa, &slen);
+        if (st != UCS_OK) {
+            ret = arm_net_ucs_error("ucp_worker_get_address", st);
+            goto out_release;
+        }
+    }
+
+    /* Round 1: sizes, to fix one block length. */
+    mine[0] = clen;
+    mine[1] = slen;
+    all = malloc(sizeof(uint64_t) * 2 * (size_t)net->nproc);
+    if (all == NULL)
+        goto out_release;
+    if (net->allgather(net->cb_ctx, mine, all, sizeof mine) != 0) {
+        arm_log(ARM_LOG_ERROR, ARM_NET_SUBSYS, "bootstrap allgather of address sizes failed");
+        ret = ARM_ERR_TRANSPORT;
+        goto out_free;
+    }
+    size_t maxlen = 0;
+    for (int r = 0; r < net->nproc; r++) {
+        size_t l = (size_t)(all[2 * r] + all[2 * r + 1]);
+        if (l > maxlen)
+            maxlen = l;
+    }
+    size_t stride = (8 + maxlen + 7) & ~(size_t)7;
+
+    /* Round 2: the addresses. */
+    blob = calloc(1, stride);
+    net->addrs = malloc(stride * (size_t)net->nproc);
+    if (blob == NULL || net->addrs == NULL)
+        goto out_free;
+    uint32_t l32[2] = { (uint32_t)clen, (uint32_t)slen };
+    memcpy(blob, l32, sizeof l32);
+    memcpy(blob + 8, ca, clen);
+    if (slen)
+        memcpy(blob + 8 + clen, sa, slen);
+    if (net->allgather(net->cb_ctx, blob, net->addrs, stride) != 0) {
+        arm_log(ARM_LOG_ERROR, ARM_NET_SUBSYS, "bootstrap allgather of addresses failed");
+        ret = ARM_ERR_TRANSPORT;
+        goto out_free;
+    }
+    net->addr_stride = stride;
+    ret = ARM_OK;
+
+out_free:
+    if (ret != ARM_OK) {
+        free(net->addrs);
+        net->addrs = NULL;
+    }
+    free(blob);
+    free(all);
+out_release:
+    if (sa)
+        ucp_worker_release_address(net->server->h, sa);
+    ucp_worker_release_address(net->client.h, ca);
+    return ret;
+}
+
+/* ---- init / finalize ---------------------------------------------------- */
+
+static arm_status_t check_params(const arm_net_params_t *p)
+{
+    if (p->nproc <= 0 || p->rank < 0 || p->rank >= p->nproc || p->nnodes <= 0 ||
+        p->node_of == NULL || p->leader_of_node == NULL || p->allgather == NULL) {
+        arm_log(ARM_LOG_ERROR, ARM_NET_SUBSYS, "arm_net_init: incomplete parameters");
+        return ARM_ERR_INVALID_ARG;
+    }
+    for (int r = 0; r < p->nproc; r++) {
+        if (p->node_of[r] < 0 || p->node_of[r] >= p->nnodes) {
+            arm_log(ARM_LOG_ERROR, ARM_NET_SUBSYS, "arm_net_init: node_of[%d]=%d out of range",
+                    r, p->node_of[r]);
+            return ARM_ERR_INVALID_ARG;
+        }
+    }
+    for (int n = 0; n < p->nnodes; n++) {
+        int l = p->leader_of_node[n];
+        if (l < 0 || l >= p->nproc || p->node_of[l] != n) {
+            arm_log(ARM_LOG_ERROR, ARM_NET_SUBSYS, "arm_net_init: leader_of_node[%d]=%d invalid",
+                    n, l);
+            return ARM_ERR_INVALID_ARG;
+        }
+    }
+    return ARM_OK;
+}
+
+static arm_status_t context_create(arm_net_t *net)
+{
+    ucp_config_t *cfg;
+    ucp_params_t up;
+    ucs_status_t st;
+    int ppn = 0;
+
+    for (int r = 0; r < net->nproc; r++)
+        ppn += net->node_of[r] == net->my_node;
+    st = ucp_config_read(NULL, NULL, &cfg);
+    if (st != UCS_OK)
+        return arm_net_ucs_error("ucp_config_read", st);
+    memset(&up, 0, sizeof up);
+    up.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
+                    UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_ESTIMATED_NUM_PPN;
+    up.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
+                  UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+    up.mt_workers_shared = 1;    /* client and server workers run in two threads */
+    up.estimated_num_eps = (size_t)net->nproc;
+    up.estimated_num_ppn = (size_t)ppn;
+    st = ucp_init(&up, cfg, &net->ctx);
+    ucp_config_release(cfg);
+    if (st != UCS_OK)
+        return arm_net_ucs_error("ucp_init", st);
+    return ARM_OK;
+}
+
+arm_status_t arm_net_init(const arm_net_params_t *p, arm_net_t **net_p)
+{
+    arm_net_t *net;
+    arm_status_t ret = check_params(p);
+
+    if (ret != ARM_OK)
+        return ret;
+    net = calloc(1, sizeof *net);
+    if (net == NULL)
+        return ARM_ERR_NO_MEMORY;
+    net->nproc = p->nproc;
+    net->rank = p->rank;
+    net->nnodes = p->nnodes;
+    net->allgather = p->allgather;
+    net->cb_ctx = p->cb_ctx;
+    net->finalize_timeout_ms = p->finalize_timeout_ms > 0 ? p->finalize_timeout_ms : 5000;
+    net->server_worker_mt = p->server_worker_mt;
+    arm_net_list_init(&net->regs);
+    arm_net_list_init(&net->rkeys);
+    net->node_of = malloc(sizeof(int) * (size_t)p->nproc);
+    net->leader_of_node = malloc(sizeof(int) * (size_t)p->nnodes);
+    net->to_server = calloc((size_t)p->nnodes, sizeof *net->to_server);
+    net->to_client = calloc((size_t)p->nproc, sizeof *net->to_client);
+    if (!net->node_of || !net->leader_of_node || !net->to_server || !net->to_client) {
+        ret = ARM_ERR_NO_MEMORY;
+        goto err_free;
+    }
+    memcpy(net->node_of, p->node_of, sizeof(int) * (size_t)p->nproc);
+    memcpy(net->leader_of_node, p->leader_of_node, sizeof(int) * (size_t)p->nnodes);
+    net->my_node = net->node_of[net->rank];
+    net->leader = net->leader_of_node[net->my_node] == net->rank;
+
+    ret = context_create(net);
+    if (ret != ARM_OK)
+        goto err_free;
+    ret = worker_create(net, &net->client, ARM_NET_WORKER_CLIENT);
+    if (ret != ARM_OK)
+        goto err_ctx;
+    if (net->leader) {
+        ret = worker_create(net, &net->server_storage, ARM_NET_WORKER_SERVER);
+        if (ret != ARM_OK)
+            goto err_client;
+        net->server = &net->server_storage;
+    }
+    for (int n = 0; n < net->nnodes; n++) {
+        net->to_server[n].worker = &net->client;
+        net->to_server[n].kind = ARM_NET_EP_TO_SERVER;
+        net->to_server[n].peer = n;
+    }
+    for (int r = 0; r < net->nproc; r++) {
+        net->to_client[r].worker = net->server;
+        net->to_client[r].kind = ARM_NET_EP_TO_CLIENT;
+        net->to_client[r].peer = r;
+    }
+    ret = exchange_addresses(net);
+    if (ret != ARM_OK)
+        goto err_server;
+    if (p->connect_eager) {
+        ret = arm_net_ep_connect_eager(net);
+        if (ret != ARM_OK)
+            goto err_eps;
+    }
+    *net_p = net;
+    return ARM_OK;
+
+err_eps:
+    arm_net_ep_close_all(net);
+    free(net->addrs);
+err_server:
+    if (net->server)
+        worker_destroy(net->server);
+err_client:
+    worker_destroy(&net->client);
+err_ctx:
+    ucp_cleanup(net->ctx);
+err_free:
+    free(net->to_client);
+    free(net->to_server);
+    free(net->leader_of_node);
+    free(net->node_of);
+    free(net);
+    return ret;
+}
+
+static int barrier(arm_net_t *net)
+{
+    char one = 1;
+    char *all = malloc((size_t)net->nproc);
+    int rc = all ? net->allgather(net->cb_ctx, &one, all, 1) : -1;
+    free(all);
+    return rc;
+}
+
+arm_status_t arm_net_finalize(arm_net_t *net)
+{
+    arm_status_t ret = ARM_OK;
+
+    if (net == NULL)
+        return ARM_OK;
+    /* Everyone stops issuing before anyone closes. */
+    if (barrier(net) != 0) {
+        arm_log(ARM_LOG_WARN, ARM_NET_SUBSYS, "finalize: bootstrap barrier failed");
+        ret = ARM_ERR_TRANSPORT;
+    }
+    int nleft = 0;
+    while (net->rkeys.next != &net->rkeys) {
+        arm_net_rkey_destroy((arm_net_rkey_t *)net->rkeys.next);
+        nleft++;
+    }
+    if (nleft)
+        arm_log(ARM_LOG_DEBUG, ARM_NET_SUBSYS, "finalize: destroyed %d leftover rkeys", nleft);
+    arm_net_ep_close_all(net);
+    /* Nobody destroys its workers while a peer still flushes towards them. */
+    if (ret == ARM_OK && barrier(net) != 0)
+        ret = ARM_ERR_TRANSPORT;
+    while (net->regs.next != &net->regs)
+        arm_net_mem_dereg((arm_net_reg_t *)net->regs.next);
+    if (net->server)
+        worker_destroy(net->server);
+    worker_destroy(&net->client);
+    ucp_cleanup(net->ctx);
+    free(net->addrs);
+    free(net->to_client);
+    free(net->to_server);
+    free(net->leader_of_node);
+    free(net->node_of);
+    free(net);
+    return ret;
+}
+
+/* ---- progress ----------------------------------------------------------- */
+
+int arm_net_progress(arm_net_worker_t *w)
+{
+    return (int)ucp_worker_progress(w->h);
+}
+
+arm_status_t arm_net_wait(arm_net_worker_t *w, int timeout_ms)
+{
+    struct pollfd pfd;
+    ucs_status_t st;
+    int rc;
+
+    if (ucp_worker_progress(w->h))
+        return ARM_OK;
+    st = ucp_worker_arm(w->h);
+    if (st == UCS_ERR_BUSY)
+        return ARM_OK;                /* events pending: progress them */
+    if (st != UCS_OK)
+        return arm_net_ucs_error("ucp_worker_arm", st);
+    pfd.fd = w->efd;
+    pfd.events = POLLIN;
+    pfd.revents = 0;
+    rc = poll(&pfd, 1, timeout_ms);
+    if (rc > 0 || (rc < 0 && errno == EINTR))
+        return ARM_OK;
+    if (rc == 0)
+        return ARM_ERR_TIMEOUT;
+    arm_log(ARM_LOG_ERROR, ARM_NET_SUBSYS, "poll on worker fd: %s", strerror(errno));
+    return ARM_ERR_SYSTEM;
+}
+
+arm_status_t arm_net_wakeup(arm_net_worker_t *w)
+{
+    ucs_status_t st = ucp_worker_signal(w->h);
+    return st == UCS_OK ? ARM_OK : arm_net_ucs_error("ucp_worker_signal", st);
+}
+
+arm_status_t arm_net_comp_wait(arm_net_worker_t *w, arm_net_comp_t *c, int spin,
+                               int timeout_ms)
+{
+    double deadline = timeout_ms < 0 ? 0.0 : arm_time_now() + 1e-3 * timeout_ms;
+    int idle = 0;
+
+    while (c->pending > 0) {
+        if (ucp_worker_progress(w->h)) {
+            idle = 0;
+            continue;
+        }
+        if (++idle < spin)
+            continue;
+        if (timeout_ms >= 0 && arm_time_now() > deadline)
+            return ARM_ERR_TIMEOUT;
+        arm_status_t st = arm_net_wait(w, timeout_ms < 0 ? 100 : 10);
+        if (st != ARM_OK && st != ARM_ERR_TIMEOUT)
+            return st;
+    }
+    return c->status;
+}
+
+/* ---- statistics --------------------------------------------------------- */
+
+static void stats_add(arm_net_stats_t *s, const arm_net_stats_t *a)
+{
+    s->eps_to_server += a->eps_to_server;
+    s->eps_to_client += a->eps_to_client;
+    s->connect_time_s += a->connect_time_s;
+    s->puts += a->puts;
+    s->gets += a->gets;
+    s->amos += a->amos;
+    s->flushes += a->flushes;
+    s->am_sent += a->am_sent;
+    s->am_recv += a->am_recv;
+    s->bytes_put += a->bytes_put;
+    s->bytes_get += a->bytes_get;
+    s->bytes_am_sent += a->bytes_am_sent;
+}
+
+void arm_net_get_stats(const arm_net_t *net, arm_net_stats_t *s)
+{
+    memset(s, 0, sizeof *s);
+    stats_add(s, &net->client.stats);
+    if (net->server)
+        stats_add(s, &net->server->stats);
+}

@@ -1,0 +1,86 @@
+#define _POSIX_C_SOURCE 200809L
+#include "shm/arm_shm_seg.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "util/arm_log.h"
+
+void arm_shm_make_name(char *name, size_t len, unsigned long long job, int owner,
+                       unsigned long serial)
+{
+    snprintf(name, len, "/armada-%llx-%d-%lu", job, owner, serial);
+}
+
+static arm_status_t map_fd(int fd, const char *name, size_t len, arm_shm_seg_t *out)
+{
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        arm_log(ARM_LOG_ERROR, "shm", "mmap of %s (%zu bytes) failed: %s", name, len,
+                strerror(errno));
+        return ARM_ERR_SYSTEM;
+    }
+    out->base = p;
+    out->len = len;
+    snprintf(out->name, sizeof out->name, "%s", name);
+    return ARM_OK;
+}
+
+arm_status_t arm_shm_create(const char *name, size_t len, arm_shm_seg_t *out)
+{
+    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) {
+        arm_log(ARM_LOG_ERROR, "shm", "shm_open(%s) failed: %s", name, strerror(errno));
+        return errno == EEXIST ? ARM_ERR_EXISTS : ARM_ERR_SYSTEM;
+    }
+    arm_status_t st = ARM_OK;
+    if (ftruncate(fd, (off_t)len) != 0) {
+        arm_log(ARM_LOG_ERROR, "shm", "sizing %s to %zu bytes failed: %s", name, len,
+                strerror(errno));
+        st = ARM_ERR_SYSTEM;
+        goto unlink_name;
+    }
+    st = map_fd(fd, name, len, out);
+    if (st != ARM_OK)
+        goto unlink_name;
+    close(fd);
+    return ARM_OK;
+
+unlink_name:
+    shm_unlink(name);
+    close(fd);
+    return st;
+}
+
+arm_status_t arm_shm_attach(const char *name, size_t len, arm_shm_seg_t *out)
+{
+    int fd = shm_open(name, O_RDWR, 0600);
+    if (fd < 0) {
+        arm_log(ARM_LOG_ERROR, "shm", "attaching %s failed: %s", name, strerror(errno));
+        return ARM_ERR_SYSTEM;
+    }
+    arm_status_t st = map_fd(fd, name, len, out);
+    close(fd);
+    return st;
+}
+
+arm_status_t arm_shm_unlink(const char *name)
+{
+    if (shm_unlink(name) != 0 && errno != ENOENT) {
+        arm_log(ARM_LOG_WARN, "shm", "unlinking %s failed: %s", name, strerror(errno));
+        return ARM_ERR_SYSTEM;
+    }
+    return ARM_OK;
+}
+
+void arm_shm_detach(arm_shm_seg_t *seg)
+{
+    if (seg->base && seg->len)
+        munmap(seg->base, seg->len);
+    seg->base = NULL;
+    seg->len = 0;
+}

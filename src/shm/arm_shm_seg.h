@@ -1,0 +1,28 @@
+/* POSIX shared-memory segments of one node. A segment is created by one
+ * process (mode 0600, a job-unique name), attached by the others of the node,
+ * and unlinked as soon as every one of them has mapped it: from then on no
+ * name exists in /dev/shm, so neither a normal end nor a crash leaves any. */
+#ifndef ARM_SHM_SEG_H
+#define ARM_SHM_SEG_H
+
+#include <stddef.h>
+#include "util/arm_status.h"
+
+#define ARM_SHM_NAME_MAX 64
+
+typedef struct arm_shm_seg {
+    void  *base;
+    size_t len;
+    char   name[ARM_SHM_NAME_MAX];
+} arm_shm_seg_t;
+
+/* Writes "/armada-<job>-<owner>-<serial>" into name. */
+void arm_shm_make_name(char *name, size_t len, unsigned long long job, int owner,
+                       unsigned long serial);
+arm_status_t arm_shm_create(const char *name, size_t len, arm_shm_seg_t *out);
+arm_status_t arm_shm_attach(const char *name, size_t len, arm_shm_seg_t *out);
+/* Removes the name; mappings stay valid. ENOENT is not an error. */
+arm_status_t arm_shm_unlink(const char *name);
+void arm_shm_detach(arm_shm_seg_t *seg);
+
+#endif

@@ -1,0 +1,36 @@
+/* The configuration table: one struct, filled from the environment. */
+#ifndef ARM_CONFIG_H
+#define ARM_CONFIG_H
+
+#include <stdio.h>
+#include "util/arm_config_table.h"
+#include "util/arm_status.h"
+
+typedef enum { ARM_CFG_BOOL, ARM_CFG_INT, ARM_CFG_SIZE, ARM_CFG_ENUM } arm_cfg_type_t;
+
+typedef struct arm_config {
+#define ARM_CFG_FIELD(field, name, type, def, choices, help) long field;
+    ARM_CONFIG_TABLE(ARM_CFG_FIELD)
+#undef ARM_CFG_FIELD
+} arm_config_t;
+
+/* Values in force; valid after arm_config_load (defaults before). */
+extern arm_config_t arm_config;
+
+/* Parses every ARMADA_* variable. On a malformed value writes a message to
+ * err (size errlen) naming the variable and returns ARM_ERR_INVALID_ARG.
+ * Unknown ARMADA_* variables are counted in *unknown and, when warn is set,
+ * reported with a warning. */
+arm_status_t arm_config_load(int warn, int *unknown, char *err, size_t errlen);
+
+/* Parses one value of a type (exposed for the unit tests). */
+arm_status_t arm_config_parse(arm_cfg_type_t type, const char *choices, const char *text,
+                              long *out);
+
+/* Writes "ARMADA_NAME = value  (type, default d)\n    help" for each setting. */
+void arm_config_print(FILE *out, int with_help);
+
+/* Name of the current value of an ENUM setting. */
+const char *arm_config_enum_name(const char *choices, long index, char *buf, size_t len);
+
+#endif
