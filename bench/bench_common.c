@@ -151,7 +151,7 @@ int bench_iters_for(const bench_opts_t *o, size_t size)
 
 int bench_iters_timed(const bench_opts_t *o, int iters, double sec_per_op)
 {
-    int floor_iters = iters < 10 ? iters : 10;
+    int floor_iters = iters < 3 ? iters : 3;
     if (sec_per_op > 0 && o->rep_seconds > 0) {
         double cap = o->rep_seconds / sec_per_op;
         if (cap < (double)iters)

@@ -64,7 +64,7 @@ double bench_median(double *v, int n);
 int bench_iters_for(const bench_opts_t *o, size_t size);
 
 /* Caps iters so that one repetition takes about o->rep_seconds, given the
- * time of one operation measured during warm-up; never fewer than 10
+ * time of one operation measured during warm-up; never fewer than 3
  * (or iters, if smaller). */
 int bench_iters_timed(const bench_opts_t *o, int iters, double sec_per_op);
 

@@ -5,6 +5,7 @@
  *
  * Exit status: 0 when the checksums verify, 1 when they do not, 2 on a usage
  * or setup error. */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,7 @@ static int parse(int argc, char **argv, ft_opts *o, int me)
             goto bad;
         i++;
         if (strcmp(a, "--class") == 0 && strlen(val) == 1)
-            o->cls = ft_class_find(val[0]);
+            o->cls = ft_class_find((char)toupper((unsigned char)val[0]));
         else if (strcmp(a, "--variant") == 0)
             o->v = ft_variant_find(val);
         else if (strcmp(a, "--window") == 0)
@@ -97,19 +98,20 @@ static int alloc_arrays(ft_arrays *m, size_t elems, int np)
     return m->uy1 && m->tw ? 0 : -1;
 }
 
-/* ARMCI_Free takes this rank's own pointer. */
+/* ARMCI_Free takes this rank's own pointer; release in reverse order of
+ * allocation. */
 static void free_arrays(ft_arrays *m, int me)
 {
-    for (int i = 0; i < 2; i++) {
+    fftw_free(m->tw);
+    fftw_free(m->uy1);
+    if (m->y0all && m->y0all[me])
+        ARMCI_Free(m->y0all[me]);
+    free(m->y0all);
+    for (int i = 1; i >= 0; i--) {
         if (m->zall[i] && m->zall[i][me])
             ARMCI_Free(m->zall[i][me]);
         free(m->zall[i]);
     }
-    if (m->y0all && m->y0all[me])
-        ARMCI_Free(m->y0all[me]);
-    free(m->y0all);
-    fftw_free(m->uy1);
-    fftw_free(m->tw);
 }
 
 /* NPB's operation count for FT. */
@@ -214,7 +216,8 @@ static int run_ft(const ft_opts *o, int me, int np)
     }
     m.uy0 = m.y0ptr[me];
     unsigned flags = o->plan_flags;
-    if (fftw_alignment_of((double *)m.zptr[0][me]) || fftw_alignment_of((double *)m.zptr[1][me]) ||
+    if (fftw_alignment_of((double *)m.zptr[0][me]) ||
+        fftw_alignment_of((double *)m.zptr[1][me]) ||
         fftw_alignment_of((double *)m.y0ptr[me]) || fftw_alignment_of((double *)m.uy1))
         flags |= FFTW_UNALIGNED;
     if (ft_plans_create(&pl, cls, np, m.zptr[0][me], m.uy1, flags) != 0) {
@@ -222,7 +225,10 @@ static int run_ft(const ft_opts *o, int me, int np)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
 
-    /* untimed pass: touches every page and warms up the connections */
+    /* untimed: touch every page, and one forward pass warms up the connections */
+    memset(m.zptr[1][me], 0, elems * sizeof(ft_cplx));
+    memset(m.uy1, 0, elems * sizeof(ft_cplx));
+    memset(m.tw, 0, elems * sizeof(double));
     forward(&c, &pl, o, &m);
     memset(&c.st, 0, sizeof c.st);
     MPI_Barrier(MPI_COMM_WORLD);

@@ -255,9 +255,9 @@ void armci_msg_bintree(int scope, int *Root, int *Up, int *Left, int *Right)
     if (comm == MPI_COMM_NULL)
         return;
     int n = comm_size(comm), me = comm_rank(comm);
-    int tree[4] = { 0, me == 0 ? MPI_UNDEFINED : (me - 1) / 2,
-                    2 * me + 1 < n ? 2 * me + 1 : MPI_UNDEFINED,
-                    2 * me + 2 < n ? 2 * me + 2 : MPI_UNDEFINED };
+    int tree[4] = { 0, me == 0 ? MPI_PROC_NULL : (me - 1) / 2,
+                    2 * me + 1 < n ? 2 * me + 1 : MPI_PROC_NULL,
+                    2 * me + 2 < n ? 2 * me + 2 : MPI_PROC_NULL };
     int out[4];
     MPI_Group g, gw;
     MPI_Comm_group(comm, &g);
@@ -266,9 +266,9 @@ void armci_msg_bintree(int scope, int *Root, int *Up, int *Left, int *Right)
     MPI_Group_free(&g);
     MPI_Group_free(&gw);
     *Root = out[0];
-    *Up = out[1] == MPI_UNDEFINED ? -1 : out[1];
-    *Left = out[2] == MPI_UNDEFINED ? -1 : out[2];
-    *Right = out[3] == MPI_UNDEFINED ? -1 : out[3];
+    *Up = out[1] == MPI_PROC_NULL ? -1 : out[1];
+    *Left = out[2] == MPI_PROC_NULL ? -1 : out[2];
+    *Right = out[3] == MPI_PROC_NULL ? -1 : out[3];
 }
 
 /* ---- broadcast ---------------------------------------------------------- */

@@ -40,6 +40,8 @@ struct arm_alloc {
     void         *my_base;
     size_t        my_len;
     int           internal;   /* made by the runtime, not the program        */
+    int           seg_owner;  /* this process created the node's segment      */
+    void         *remote;     /* the inter-node path's data (arm_remote.h)    */
     arm_alloc_t  *prev, *next;
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "core/arm_core.h"
+#include "core/arm_remote.h"
 #include "util/arm_config.h"
 #include "util/arm_log.h"
 
@@ -67,6 +68,7 @@ static void alloc_destroy(arm_alloc_t *a)
 {
     for (int g = 0; g < a->gsize; g++)
         index_remove(a->members[g], a);
+    arm_remote_alloc_release(a);
     arm_core.shm_bytes -= a->seg.len;
     arm_shm_detach(&a->seg);
     alloc_unlink_list(a);
@@ -139,6 +141,11 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
         MPI_Bcast(&ok, 1, MPI_INT, 0, ncomm);
         if (ok && nrank != 0)
             ok = arm_shm_attach(name, total, &a->seg) == ARM_OK;
+        /* The node's server maps it too, while it still has a name. */
+        if (ok && nrank == 0) {
+            a->seg_owner = 1;
+            ok = arm_remote_seg_register(a, name, total) == ARM_OK;
+        }
         MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
         /* Every member has mapped it (or failed): the name goes now, so no
          * end of the job, normal or not, can leave it behind. */
@@ -173,6 +180,9 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
         c->allocs->prev = a;
     c->allocs = a;
 
+    /* Where each node's segment sits in that node's server. */
+    const uint64_t *node_base = NULL;
+    st = arm_remote_alloc_publish(a, &node_base);
     for (int g = 0; g < gsize; g++) {
         int p = info[g].world;
         if (ptr_arr)
@@ -182,6 +192,8 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
         arm_slice_t sl = { (uintptr_t)info[g].base, (size_t)info[g].len, NULL, 0, a };
         if (c->node_of[p] == c->my_node)
             sl.local = (char *)a->seg.base + info[g].seg_off;
+        else if (node_base)
+            sl.raddr = (uintptr_t)(node_base[c->node_of[p]] + info[g].seg_off);
         if (st == ARM_OK)
             st = index_insert(p, &sl);
     }

@@ -12,6 +12,17 @@ typedef struct arm_remote_req arm_remote_req_t;  /* completion tracking */
 arm_status_t arm_remote_init(arm_core_t *c);
 void arm_remote_finalize(arm_core_t *c);
 
+/* Allocation hooks of the registry. seg_register: the creator of a node's
+ * segment has its node's server map and register it (called while the
+ * segment still has a name). alloc_publish: collective over the
+ * allocation's group; sets *node_base to an array, indexed by node, of each
+ * node's segment base in its server's mapping (NULL when only one node).
+ * alloc_release: local teardown (the creator also unregisters at its
+ * server). */
+arm_status_t arm_remote_seg_register(arm_alloc_t *a, const char *name, size_t len);
+arm_status_t arm_remote_alloc_publish(arm_alloc_t *a, const uint64_t **node_base);
+void arm_remote_alloc_release(arm_alloc_t *a);
+
 void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uintptr_t dst,
                     size_t n, int proc);
 void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void *dst,

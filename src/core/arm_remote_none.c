@@ -1,5 +1,7 @@
 /* The inter-node path before the transport exists: every operation on a
  * process of another node stops the program with a clear message. */
+#include "arm_build_config.h"
+#if !ARMADA_HAVE_UCX
 #include "core/arm_remote.h"
 #include "util/arm_log.h"
 
@@ -11,6 +13,11 @@ static _Noreturn void unsupported(const char *call, int proc)
 }
 
 arm_status_t arm_remote_init(arm_core_t *c) { (void)c; return ARM_OK; }
+arm_status_t arm_remote_seg_register(arm_alloc_t *a, const char *name, size_t len)
+{ return ARM_OK; }
+arm_status_t arm_remote_alloc_publish(arm_alloc_t *a, const uint64_t **node_base)
+{ *node_base = NULL; return ARM_OK; }
+void arm_remote_alloc_release(arm_alloc_t *a) { (void)a; }
 void arm_remote_finalize(arm_core_t *c) { (void)c; }
 
 void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uintptr_t dst,
@@ -45,3 +52,4 @@ void arm_remote_print_info(FILE *out)
 {
     fprintf(out, "inter-node path: not built (operations between nodes stop with an error)\n");
 }
+#endif /* !ARMADA_HAVE_UCX */

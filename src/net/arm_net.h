@@ -89,9 +89,11 @@ arm_status_t arm_net_wait(arm_net_worker_t *w, int timeout_ms);
 /* Wake a thread blocked in arm_net_wait() on w. Safe from any thread. */
 arm_status_t arm_net_wakeup(arm_net_worker_t *w);
 
-/* The worker's event descriptor, for callers that poll it with other fds
- * (arm it with arm_net_wait(w, 0) semantics first). */
+/* For callers that poll the worker's event descriptor together with other
+ * fds: arm_net_arm() returns ARM_OK when the fd is armed (safe to sleep on),
+ * ARM_INPROGRESS when events are pending (progress first). */
 int arm_net_worker_efd(const arm_net_worker_t *w);
+arm_status_t arm_net_arm(arm_net_worker_t *w);
 
 /* ---- completion ---------------------------------------------------------- */
 

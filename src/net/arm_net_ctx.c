@@ -382,6 +382,14 @@ arm_status_t arm_net_wait(arm_net_worker_t *w, int timeout_ms)
     return ARM_ERR_SYSTEM;
 }
 
+arm_status_t arm_net_arm(arm_net_worker_t *w)
+{
+    ucs_status_t st = ucp_worker_arm(w->h);
+    if (st == UCS_ERR_BUSY)
+        return ARM_INPROGRESS;
+    return st == UCS_OK ? ARM_OK : arm_net_ucs_error("ucp_worker_arm", st);
+}
+
 arm_status_t arm_net_wakeup(arm_net_worker_t *w)
 {
     ucs_status_t st = ucp_worker_signal(w->h);

@@ -17,8 +17,12 @@ for p in $progs; do
     arg=; [ "$m" != default ] && arg=$m
     for np in 1 2 4; do
       t0=$(date +%s)
-      # Open MPI's osc/rdma cannot create windows with one process here.
-      extra=; [ $np = 1 ] && extra="--mca osc pt2pt"
+      # Open MPI's osc/rdma cannot create windows on one-process groups here;
+      # osc/pt2pt can, but lacks THREAD_MULTIPLE and is flaky with 4 ranks.
+      extra=
+      if { [ $np = 1 ] && [ "$p" != init ]; } || [ "$p" = groups ]; then
+        extra="--mca osc pt2pt"
+      fi
       timeout 120 mpirun --allow-run-as-root --oversubscribe --bind-to none \
         --mca btl self,vader --mca mpi_yield_when_idle 1 $extra -np $np "$out/$p" $arg \
         >"$out/$p.$m.$np.log" 2>&1

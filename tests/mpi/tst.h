@@ -21,11 +21,18 @@ static int tst_rank = -1;
 
 static inline int tst_me(void)
 {
-    int init = 0;
+    int init = 0, fini = 0;
     if (tst_rank < 0) {
         MPI_Initialized(&init);
-        if (init)
+        MPI_Finalized(&fini);
+        if (init && !fini) {
             MPI_Comm_rank(MPI_COMM_WORLD, &tst_rank);
+        } else {
+            const char *r = getenv("OMPI_COMM_WORLD_RANK");
+            if (!r)
+                r = getenv("PMI_RANK");
+            return r ? atoi(r) : -1;
+        }
     }
     return tst_rank;
 }

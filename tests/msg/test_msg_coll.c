@@ -377,6 +377,7 @@ int main(int argc, char **argv)
     TST_SAY("groups");
     test_groups();
 
+    tst_me(); /* cache the rank before MPI ends */
     ARMCI_Finalize();
     MPI_Finalize();
     return tst_finish("msg_coll");

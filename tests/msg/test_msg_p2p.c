@@ -14,8 +14,7 @@ int main(int argc, char **argv)
     int right = (me + 1) % np, left = (me + np - 1) % np;
 
     /* Ring with a length that depends on the sender; even ranks send first so
-     * that no rendezvous can deadlock even at NP 1 (a send to oneself is
-     * small and buffered). */
+     * that no rendezvous can deadlock. */
     enum { MAXLEN = 70000 };
     unsigned char *out = malloc(MAXLEN), *in = malloc(MAXLEN);
     for (int round = 0; round < 3; round++) {
@@ -24,13 +23,10 @@ int main(int argc, char **argv)
         for (int i = 0; i < len; i++) out[i] = tst_byte(me + round, i);
         int got = -1;
         if (np == 1) {
-            if (len <= 4096) {
-                armci_msg_snd(7, out, len, right);
-                armci_msg_rcv(7, in, MAXLEN, &got, left);
-            } else {
-                memcpy(in, out, (size_t)len);
-                got = len;
-            }
+            /* A blocking send to oneself may wait for its receive (MPI allows
+             * it), so a lone process only checks its own pattern. */
+            memcpy(in, out, (size_t)len);
+            got = len;
         } else if (me % 2 == 0) {
             armci_msg_snd(7, out, len, right);
             armci_msg_rcv(7, in, MAXLEN, &got, left);
@@ -84,12 +80,6 @@ int main(int argc, char **argv)
             CHECK_EQ(len, sizeof v, "rcvany length");
         }
         for (int r = 1; r < np; r++) CHECK_EQ(seen[r], 1, "rcvany saw each rank once");
-        if (np == 1) {
-            long v = 5, w = 0;
-            armci_msg_snd(9, &v, sizeof v, 0);
-            int from = armci_msg_rcvany(9, &w, sizeof w, NULL);
-            CHECK(from == 0 && w == 5, "rcvany from self");
-        }
         free(seen);
     } else {
         long v = 1000L * me;
@@ -108,6 +98,7 @@ int main(int argc, char **argv)
     armci_msg_barrier();
     free(out);
     free(in);
+    tst_me(); /* cache the rank before MPI ends */
     ARMCI_Finalize();
     MPI_Finalize();
     return tst_finish("msg_p2p");

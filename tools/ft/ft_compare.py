@@ -8,6 +8,8 @@ times (the paper's Figure 9) and the speedup over mpi-alltoall (Figures 7 and
 runs.csv (every run), speedup.png and comm.png.
 
   tools/ft/ft_compare.py --binary build/apps/ft/armada-ft --class A --np 2,4
+  tools/ft/ft_compare.py --binary armada=build/apps/ft/armada-ft \
+      --binary armci-mpi=build/apps/ft/armada-ft-armcimpi --class A --np 2,4
 """
 import argparse
 import csv
@@ -32,7 +34,9 @@ RESULT_RE = re.compile(r"^RESULT (.*)$", re.M)
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--binary", default="build/apps/ft/armada-ft")
+    ap.add_argument("--binary", action="append", default=[], metavar="[LABEL=]PATH",
+                    help="armada-ft executable; repeat to compare builds (e.g. "
+                    "armada=build/apps/ft/armada-ft armci-mpi=build/apps/ft/armada-ft-armcimpi)")
     ap.add_argument("--class", dest="cls", default="A")
     ap.add_argument("--np", default="2,4", help="comma-separated process counts")
     ap.add_argument("--variants", default=",".join(VARIANTS))
@@ -69,8 +73,8 @@ def machine_info():
             "cores": str(os.cpu_count()), "memory": mem}
 
 
-def run_one(args, np_, variant, env):
-    cmd = shlex.split(args.mpirun) + ["-np", str(np_), args.binary, "--class", args.cls,
+def run_one(args, binary, np_, variant, env):
+    cmd = shlex.split(args.mpirun) + ["-np", str(np_), binary, "--class", args.cls,
                                       "--variant", variant] + shlex.split(args.extra)
     try:
         p = subprocess.run(cmd, env=env, capture_output=True, text=True,
@@ -91,37 +95,46 @@ def median(recs, key):
     return statistics.median(float(r[key]) for r in recs)
 
 
-def summarize(runs, nps, variants):
+def summarize(runs, nps, libs, variants):
     rows = []
-    for np_ in nps:
-        base = runs.get((np_, "mpi-alltoall"))
-        tbase = median(base, "time") if base else None
-        for v in variants:
-            recs = runs.get((np_, v))
-            if not recs:
-                rows.append({"np": np_, "variant": v, "ok": False})
-                continue
-            t = median(recs, "time")
-            rows.append({
-                "np": np_, "variant": v, "time": t, "mops": median(recs, "mops"),
-                "init": median(recs, "init"), "wait": median(recs, "wait"),
-                "msgs": int(recs[0]["msgs"]) // np_,
-                "verified": all(r["verified"] == "1" and r["rc"] == "0" for r in recs),
-                "speedup": tbase / t if tbase else None, "ok": True})
+    for lib in libs:
+        for np_ in nps:
+            rows += summarize_one(runs, np_, lib, variants)
     return rows
 
 
-def best(rows, np_, names):
-    cand = [r for r in rows if r["np"] == np_ and r["variant"] in names and r["ok"]]
+def summarize_one(runs, np_, lib, variants):
+    rows = []
+    base = runs.get((np_, lib, "mpi-alltoall"))
+    tbase = median(base, "time") if base else None
+    for v in variants:
+        recs = runs.get((np_, lib, v))
+        if not recs:
+            rows.append({"np": np_, "lib": lib, "variant": v, "ok": False})
+            continue
+        t = median(recs, "time")
+        rows.append({
+            "np": np_, "lib": lib, "variant": v, "time": t, "mops": median(recs, "mops"),
+            "init": median(recs, "init"), "wait": median(recs, "wait"),
+            "msgs": int(recs[0]["msgs"]) // np_,
+            "verified": all(r["verified"] == "1" and r["rc"] == "0" for r in recs),
+            "speedup": tbase / t if tbase else None, "ok": True})
+    return rows
+
+
+def best(rows, np_, lib, names):
+    cand = [r for r in rows if r["np"] == np_ and r["lib"] == lib and r["variant"] in names
+            and r["ok"]]
     return min(cand, key=lambda r: r["time"]) if cand else None
 
 
-def write_markdown(path, args, info, rows, nps, started):
+def write_markdown(path, args, info, rows, nps, libs, started):
     L = ["# armada-ft: variants side by side, class %s" % args.cls, ""]
     L.append("Date: %s  " % started)
     L.append("Machine: %s, %s, %s cores, %s, %s  " % (info["host"], info["cpu"], info["cores"],
                                                      info["memory"], info["os"]))
-    L.append("Binary: `%s`  " % args.binary)
+    for lib, binary in libs.items():
+        L.append("Binary %s: `%s`  " % (lib, binary))
     L.append("Launcher: `%s -np N`  " % args.mpirun)
     if args.env:
         L.append("Environment: `%s`  " % " ".join(args.env))
@@ -132,23 +145,25 @@ def write_markdown(path, args, info, rows, nps, started):
     L.append("Each cell: median of %d runs. Times in seconds; comm init/complete are the mean "
              "over ranks of the time spent initiating and completing communication." % args.repeats)
     L.append("")
-    L.append("| procs | variant | time (s) | Mop/s | comm init (s) | comm complete (s) "
-             "| msgs/proc | speedup vs mpi-alltoall | verified |")
-    L.append("|---:|---|---:|---:|---:|---:|---:|---:|---|")
+    L.append("| library | procs | variant | time (s) | Mop/s | comm init (s) "
+             "| comm complete (s) | msgs/proc | speedup vs mpi-alltoall | verified |")
+    L.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         if not r["ok"]:
-            L.append("| %d | %s | failed | | | | | | no |" % (r["np"], r["variant"]))
+            L.append("| %s | %d | %s | failed | | | | | | no |" % (r["lib"], r["np"],
+                                                                r["variant"]))
             continue
-        L.append("| %d | %s | %.3f | %.1f | %.4f | %.4f | %d | %s | %s |" % (
-            r["np"], r["variant"], r["time"], r["mops"], r["init"], r["wait"], r["msgs"],
+        L.append("| %s | %d | %s | %.3f | %.1f | %.4f | %.4f | %d | %s | %s |" % (
+            r["lib"], r["np"], r["variant"], r["time"], r["mops"], r["init"], r["wait"], r["msgs"],
             "%.2fx" % r["speedup"] if r["speedup"] else "-", "yes" if r["verified"] else "NO"))
     L.append("")
-    for np_ in nps:
-        b1, b2 = best(rows, np_, ONE_SIDED_OVERLAP), best(rows, np_, TWO_SIDED_OVERLAP)
+    for lib, np_ in [(lib, n) for lib in libs for n in nps]:
+        b1 = best(rows, np_, lib, ONE_SIDED_OVERLAP)
+        b2 = best(rows, np_, lib, TWO_SIDED_OVERLAP)
         if b1 and b2:
-            L.append("- %d processes: best one-sided overlapped %s %.2fx, best two-sided "
+            L.append("- %s, %d processes: best one-sided overlapped %s %.2fx, best two-sided "
                      "overlapped %s %.2fx over mpi-alltoall; one-sided/two-sided %.2fx" % (
-                         np_, b1["variant"], b1["speedup"] or 0, b2["variant"],
+                         lib, np_, b1["variant"], b1["speedup"] or 0, b2["variant"],
                          b2["speedup"] or 0, b2["time"] / b1["time"]))
     L.append("")
     L.append("![speedup](speedup.png)")
@@ -282,35 +297,42 @@ def main():
         env[k] = v
     info = machine_info()
 
+    libs = {}
+    for item in args.binary or ["build/apps/ft/armada-ft"]:
+        lib, _, path = item.rpartition("=")
+        libs[lib or os.path.basename(path)] = path
+
     runs = {}
     with open(os.path.join(out, "runs.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["np", "variant", "repeat", "time", "mops", "init", "wait", "msgs",
-                    "verified", "rc"])
-        # repeats outermost so that slow drifts of the machine hit every variant alike
+        w.writerow(["library", "np", "variant", "repeat", "time", "mops", "init", "wait",
+                    "msgs", "verified", "rc"])
+        # repeats outermost so that slow drifts of the machine hit every run alike
         for rep in range(args.repeats):
             for np_ in nps:
-                for v in variants:
-                    rec = run_one(args, np_, v, env)
-                    if rec is None:
-                        continue
-                    runs.setdefault((np_, v), []).append(rec)
-                    w.writerow([np_, v, rep, rec["time"], rec["mops"], rec["init"],
-                                rec["wait"], rec["msgs"], rec["verified"], rec["rc"]])
-                    f.flush()
-                    print("np=%d %-13s rep %d: %8.3f s  verified=%s" % (
-                        np_, v, rep, float(rec["time"]), rec["verified"]), flush=True)
+                for lib, binary in libs.items():
+                    for v in variants:
+                        rec = run_one(args, binary, np_, v, env)
+                        if rec is None:
+                            continue
+                        runs.setdefault((np_, lib, v), []).append(rec)
+                        w.writerow([lib, np_, v, rep, rec["time"], rec["mops"], rec["init"],
+                                    rec["wait"], rec["msgs"], rec["verified"], rec["rc"]])
+                        f.flush()
+                        print("%s np=%d %-13s rep %d: %8.3f s  verified=%s" % (
+                            lib, np_, v, rep, float(rec["time"]), rec["verified"]), flush=True)
 
-    rows = summarize(runs, nps, variants)
-    write_markdown(os.path.join(out, "results.md"), args, info, rows, nps, started)
-    groups = ["%d PROCS" % n for n in nps]
-    by = {(r["np"], r["variant"]): r for r in rows}
-    sp = [[(by[(n, v)].get("speedup") if by[(n, v)]["ok"] else None) for v in variants]
-          for n in nps]
+    rows = summarize(runs, nps, libs, variants)
+    write_markdown(os.path.join(out, "results.md"), args, info, rows, nps, libs, started)
+    keys = [(lib, n) for lib in libs for n in nps]
+    groups = [("%s %dP" % (lib, n)) if len(libs) > 1 else "%d PROCS" % n for lib, n in keys]
+    by = {(r["lib"], r["np"], r["variant"]): r for r in rows}
+    sp = [[(by[(lib, n, v)].get("speedup") if by[(lib, n, v)]["ok"] else None)
+           for v in variants] for lib, n in keys]
     bar_chart(os.path.join(out, "speedup.png"), "FT class %s: speedup over mpi-alltoall"
               % args.cls, groups, variants, sp, "speedup", ref_line=1.0)
-    cm = [[(by[(n, v)]["init"] + by[(n, v)]["wait"] if by[(n, v)]["ok"] else None)
-           for v in variants] for n in nps]
+    cm = [[(by[(lib, n, v)]["init"] + by[(lib, n, v)]["wait"] if by[(lib, n, v)]["ok"]
+            else None) for v in variants] for lib, n in keys]
     bar_chart(os.path.join(out, "comm.png"), "FT class %s: comm init + complete (s)"
               % args.cls, groups, variants, cm, "seconds")
     with open(os.path.join(out, "results.md")) as f:

@@ -1,0 +1,929 @@
+/* The inter-node path over the net (UCX) and server layers.
+ *
+ * Path per family, decided here once at start-up (and forced by settings):
+ * contiguous put/get go by direct RMA when the transport does RMA natively,
+ * else to the target node's server; read-modify-write uses transport atomics
+ * only when they are native and ARMADA_AMO_PATH=amo asks for them (CPU
+ * atomics of same-node processes are not atomic with a NIC's); accumulate,
+ * strided, vector, mutexes and fences always go to the server. Requests
+ * carry at most one slot's payload; bigger transfers are pipelined in
+ * slot-size chunks, as many in flight as the client holds credits. */
+#include "arm_build_config.h"
+#if ARMADA_HAVE_UCX
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/arm_remote.h"
+#include "core/arm_remote_info.h"
+#include "net/arm_net.h"
+#include "server/arm_server.h"
+#include "server/arm_srv_proto.h"
+#include "util/arm_acc.h"
+#include "util/arm_config.h"
+#include "util/arm_log.h"
+#include "util/arm_strided.h"
+
+#define OP_POOL 32
+
+/* One request in flight: its header, the payload it packs, and what to do
+ * with the reply. */
+typedef struct rop {
+    arm_srv_req_t  req;
+    arm_net_iov_t  iov[2];     /* payload description, alive until sent    */
+    arm_net_comp_t send;       /* local completion of the request's send   */
+    arm_net_comp_t recv;       /* rendezvous receive of the reply payload  */
+    int            busy;
+    int            want_reply;
+    volatile int   replied;
+    int64_t        value;
+    int32_t        status;
+    int            node;
+    void          *dst;        /* GET: the user's buffer                   */
+    char          *buf;        /* packed payload / reply data (slot_size)  */
+    arm_srv_seg_t *tab;        /* segment table (slot_size / 16 entries)   */
+    char         **lptr;       /* GETSEG: where each segment lands locally */
+    size_t         data_len;
+    int            nseg;
+} rop_t;
+
+typedef struct remote_alloc {
+    uint64_t *node_base;        /* node -> segment base at its server       */
+    uint64_t  my_srv_base;      /* creator: base at this node's server      */
+    char     *rkey_bytes;       /* creator: packed key from the server      */
+    size_t    rkey_len;
+    char    **node_rkey;        /* node -> packed key (RMA path only)       */
+    size_t   *node_rkey_len;
+    arm_net_rkey_t **rkeys;     /* node -> unpacked key, made on first use  */
+} remote_alloc_t;
+
+static struct {
+    int active;                 /* more than one node                       */
+    arm_net_t *net;
+    arm_net_worker_t *w;
+    arm_server_t *server;
+    int rma_native, amo_native;
+    int use_rma, use_amo;
+    char tls[128];
+    size_t slot_size;
+    int spins;
+    int *credits;               /* node -> credits held                     */
+    unsigned char *srv_dirty;   /* node -> writes sent since the last fence */
+    unsigned char *rma_dirty;   /* node -> RMA writes not flushed           */
+    int *dirty_list, ndirty;
+    rop_t ops[OP_POOL];
+    int free_ops[OP_POOL], nfree;
+    uint64_t gen;
+} R;
+
+#define COUNT(op, path, n)                          \
+    do {                                            \
+        arm_core.stats.ops[op][path]++;             \
+        arm_core.stats.bytes[op][path] += (n);      \
+    } while (0)
+
+/* ---- progress and waiting ---------------------------------------------------- */
+/* Progresses the client worker until *flag is set (or cond holds), polling a
+ * while and then sleeping on the worker's event descriptor. */
+static void wait_flag(const volatile int *flag)
+{
+    int idle = 0;
+    while (!*flag) {
+        if (arm_net_progress(R.w)) {
+            idle = 0;
+            continue;
+        }
+        if (++idle < R.spins)
+            continue;
+        arm_net_wait(R.w, 100);
+        idle = 0;
+    }
+}
+
+static void progress_once(void)
+{
+    if (!arm_net_progress(R.w))
+        arm_net_wait(R.w, 1);
+}
+
+/* ---- request pool ---------------------------------------------------------------- */
+static void op_release(rop_t *op)
+{
+    op->busy = 0;
+    R.free_ops[R.nfree++] = (int)(op - R.ops);
+}
+
+static void maybe_release(rop_t *op)
+{
+    if (op->send.pending == 0 && (!op->want_reply || op->replied) && op->busy == 2)
+        op_release(op);
+}
+
+static void send_done(arm_net_comp_t *c)
+{
+    maybe_release(c->arg);
+}
+
+static rop_t *op_get(int node)
+{
+    int idle = 0;
+    while (R.nfree == 0) {
+        if (!arm_net_progress(R.w) && ++idle > R.spins) {
+            arm_net_wait(R.w, 10);
+            idle = 0;
+        }
+    }
+    rop_t *op = &R.ops[R.free_ops[--R.nfree]];
+    op->busy = 1;
+    op->want_reply = 0;
+    op->replied = 0;
+    op->status = ARM_OK;
+    op->node = node;
+    op->nseg = 0;
+    op->data_len = 0;
+    memset(&op->req, 0, sizeof op->req);
+    op->req.src = arm_core.me;
+    return op;
+}
+
+static void take_credit(int node)
+{
+    int idle = 0;
+    while (R.credits[node] == 0) {
+        if (!arm_net_progress(R.w) && ++idle > R.spins) {
+            arm_net_wait(R.w, 10);
+            idle = 0;
+        }
+    }
+    R.credits[node]--;
+}
+
+/* Sends op's request with payload iov. detach: the op frees itself when
+ * done (fire and forget); otherwise the caller waits and releases it. */
+static void op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_t iovcnt,
+                    int want_reply, int detach)
+{
+    take_credit(op->node);
+    op->want_reply = want_reply;
+    for (size_t i = 0; i < iovcnt; i++)
+        op->iov[i] = iov[i];
+    if (want_reply)
+        op->req.req_id = ((++R.gen) << 8) | (uint64_t)(op - R.ops);
+    arm_net_ep_t *ep = arm_net_server_ep(R.net, op->node);
+    if (!ep)
+        arm_fatal(call, "no connection to the server of node %d", op->node);
+    arm_net_comp_init(&op->send, send_done, op);
+    arm_status_t st = iovcnt
+        ? arm_net_am_sendv(ep, ARM_SRV_AM_REQ, &op->req, sizeof op->req, op->iov, iovcnt, 0,
+                           &op->send)
+        : arm_net_am_send(ep, ARM_SRV_AM_REQ, &op->req, sizeof op->req, NULL, 0, 0, &op->send);
+    if (st != ARM_OK && st != ARM_INPROGRESS)
+        arm_fatal(call, "sending a request to node %d failed: %s", op->node,
+                  arm_status_str(st));
+    if (detach) {
+        op->busy = 2;
+        maybe_release(op);
+    }
+}
+
+/* Waits for op's reply (and local completion), returns it to the pool. */
+static void op_finish(const char *call, rop_t *op)
+{
+    wait_flag(&op->replied);
+    while (op->send.pending)
+        progress_once();
+    if (op->status != ARM_OK)
+        arm_fatal(call, "the server of node %d refused the request: %s", op->node,
+                  arm_status_str((arm_status_t)op->status));
+    op_release(op);
+}
+
+static void mark_dirty(int node, unsigned char *flags)
+{
+    if (!R.srv_dirty[node] && !R.rma_dirty[node])
+        R.dirty_list[R.ndirty++] = node;
+    flags[node] = 1;
+}
+
+/* ---- replies ----------------------------------------------------------------- */
+static void unpack_reply(rop_t *op)
+{
+    if (op->req.op == ARM_SRV_GETSEG) {
+        size_t off = 0;
+        for (int i = 0; i < op->nseg; i++) {
+            memcpy(op->lptr[i], op->buf + off, op->tab[i].len);
+            off += op->tab[i].len;
+        }
+    }
+    op->replied = 1;
+}
+
+static void reply_recv_done(arm_net_comp_t *c)
+{
+    unpack_reply(c->arg);
+}
+
+static arm_status_t on_reply(void *arg, const arm_net_am_msg_t *msg)
+{
+    arm_srv_rep_t rep;
+    (void)arg;
+    memcpy(&rep, msg->hdr, sizeof rep);
+    if (rep.node >= 0 && rep.node < arm_core.nnodes)
+        R.credits[rep.node] += (int)rep.credits;
+    if (!rep.req_id)
+        return ARM_OK;
+    rop_t *op = &R.ops[rep.req_id & 0xff];
+    if (op->req.req_id != rep.req_id || op->replied) {
+        arm_log(ARM_LOG_ERROR, "remote", "reply for an unknown request %#llx",
+                (unsigned long long)rep.req_id);
+        return ARM_OK;
+    }
+    op->value = rep.value;
+    op->status = rep.status;
+    if (rep.len == 0) {
+        op->replied = 1;
+        return ARM_OK;
+    }
+    char *dest = op->req.op == ARM_SRV_GET ? op->dst : op->buf;
+    if (!msg->rndv) {
+        memcpy(dest, msg->data, rep.len);
+        op->data_len = rep.len;
+        unpack_reply(op);
+        return ARM_OK;
+    }
+    arm_net_comp_init(&op->recv, reply_recv_done, op);
+    arm_status_t st = arm_net_am_recv_data(msg, dest, rep.len, &op->recv);
+    if (st == ARM_OK)
+        unpack_reply(op);
+    else if (st != ARM_INPROGRESS) {
+        op->status = st;
+        op->replied = 1;
+    }
+    return ARM_OK;
+}
+
+/* ---- set-up and tear-down --------------------------------------------------------- */
+static int mpi_allgather(void *ctx, const void *send, void *recv, size_t len)
+{
+    MPI_Comm comm = *(MPI_Comm *)ctx;
+    return MPI_Allgather(send, (int)len, MPI_BYTE, recv, (int)len, MPI_BYTE, comm);
+}
+
+arm_status_t arm_remote_init(arm_core_t *c)
+{
+    if (c->nnodes == 1)
+        return ARM_OK;
+    arm_net_params_t np;
+    arm_net_params_init(&np);
+    np.nproc = c->nproc;
+    np.rank = c->me;
+    np.nnodes = c->nnodes;
+    np.node_of = c->node_of;
+    np.leader_of_node = c->node_leader;
+    np.allgather = mpi_allgather;
+    np.cb_ctx = &c->world;
+    arm_status_t st = arm_net_init(&np, &R.net);
+    if (st != ARM_OK)
+        return st;
+    R.w = arm_net_client_worker(R.net);
+    R.slot_size = (size_t)arm_config.slot_size;
+    if (R.slot_size < 1024)
+        R.slot_size = 1024;
+    R.spins = (int)arm_config.poll_spins;
+    R.credits = calloc((size_t)c->nnodes, sizeof *R.credits);
+    R.srv_dirty = calloc((size_t)c->nnodes, 1);
+    R.rma_dirty = calloc((size_t)c->nnodes, 1);
+    R.dirty_list = calloc((size_t)c->nnodes, sizeof *R.dirty_list);
+    if (!R.credits || !R.srv_dirty || !R.rma_dirty || !R.dirty_list)
+        return ARM_ERR_NO_MEMORY;
+    int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
+    for (int n = 0; n < c->nnodes; n++)
+        R.credits[n] = slots;
+    size_t maxseg = R.slot_size / sizeof(arm_srv_seg_t);
+    for (int i = 0; i < OP_POOL; i++) {
+        rop_t *op = &R.ops[i];
+        op->buf = malloc(R.slot_size);
+        op->tab = malloc(maxseg * sizeof *op->tab);
+        op->lptr = malloc(maxseg * sizeof *op->lptr);
+        if (!op->buf || !op->tab || !op->lptr)
+            return ARM_ERR_NO_MEMORY;
+        R.free_ops[i] = OP_POOL - 1 - i;
+    }
+    R.nfree = OP_POOL;
+    st = arm_net_am_set_handler(R.w, ARM_SRV_AM_REP, on_reply, NULL);
+    if (st != ARM_OK)
+        return st;
+    if (arm_net_is_leader(R.net)) {
+        arm_shm_mutex_t **locks = calloc((size_t)c->nproc, sizeof *locks);
+        if (!locks)
+            return ARM_ERR_NO_MEMORY;
+        for (int r = 0; r < c->nproc; r++)
+            if (c->ctl[r])
+                locks[r] = &c->ctl[r]->acc_lock;
+        arm_server_params_t sp = { R.net, c->nproc, c->my_node, locks, slots, R.slot_size,
+                                   (int)arm_config.progress, R.spins };
+        st = arm_server_start(&sp, &R.server);
+        if (st != ARM_OK)
+            return st;
+        arm_server_stats_t ss;
+        arm_server_get_stats(R.server, &ss);
+        c->stats.server_buffer_bytes = ss.buffer_bytes;
+    }
+    unsigned caps = 0;
+    arm_net_caps(R.net, &caps, R.tls, sizeof R.tls);
+    R.rma_native = (caps & ARM_NET_CAP_RMA_NATIVE) != 0;
+    R.amo_native = (caps & ARM_NET_CAP_AMO_NATIVE) != 0;
+    /* auto|rma|server and auto|amo|server */
+    R.use_rma = arm_config.rma_path == 1 || (arm_config.rma_path == 0 && R.rma_native);
+    R.use_amo = arm_config.amo_path == 1;
+    arm_net_stats_t ns;
+    arm_net_get_stats(R.net, &ns);
+    c->stats.endpoints = ns.eps_to_server + ns.eps_to_client;
+    R.active = 1;
+    if (arm_config.stats && c->me == 0)
+        arm_log(ARM_LOG_WARN, "remote", "inter-node paths: contiguous=%s atomics=%s "
+                "(transports %s; rma %s, amo %s)", R.use_rma ? "rma" : "server",
+                R.use_amo ? "amo" : "server", R.tls, R.rma_native ? "native" : "emulated",
+                R.amo_native ? "native" : "emulated");
+    return ARM_OK;
+}
+
+static void release_rkeys(remote_alloc_t *ra)
+{
+    if (!ra->rkeys)
+        return;
+    for (int n = 0; n < arm_core.nnodes; n++)
+        if (ra->rkeys[n])
+            arm_net_rkey_destroy(ra->rkeys[n]);
+    free(ra->rkeys);
+    ra->rkeys = NULL;
+}
+
+void arm_remote_finalize(arm_core_t *c)
+{
+    if (!R.active)
+        return;
+    for (arm_alloc_t *a = c->allocs; a; a = a->next)
+        if (a->remote)
+            release_rkeys(a->remote);
+    if (R.server) {
+        arm_server_stats_t ss;
+        arm_server_get_stats(R.server, &ss);
+        c->stats.server_requests = ss.requests;
+        arm_server_stop(R.server);
+    }
+    R.active = 0;
+    arm_net_finalize(R.net);
+    arm_server_free(R.server);
+    R.server = NULL;
+    for (int i = 0; i < OP_POOL; i++) {
+        free(R.ops[i].buf);
+        free(R.ops[i].tab);
+        free(R.ops[i].lptr);
+    }
+    free(R.credits);
+    free(R.srv_dirty);
+    free(R.rma_dirty);
+    free(R.dirty_list);
+    memset(&R, 0, sizeof R);
+}
+
+/* ---- allocations -------------------------------------------------------------------- */
+arm_status_t arm_remote_seg_register(arm_alloc_t *a, const char *name, size_t len)
+{
+    if (!R.active)
+        return ARM_OK;
+    remote_alloc_t *ra = calloc(1, sizeof *ra);
+    if (!ra)
+        return ARM_ERR_NO_MEMORY;
+    a->remote = ra;
+    rop_t *op = op_get(arm_core.my_node);
+    op->req.op = ARM_SRV_REG;
+    op->req.operand = (int64_t)len;
+    op->req.target = arm_core.me;
+    size_t nlen = strlen(name) + 1;
+    memcpy(op->buf, name, nlen);
+    arm_net_iov_t iov = { op->buf, nlen };
+    op_send("ARMCI_Malloc", op, &iov, 1, 1, 0);
+    op_finish("ARMCI_Malloc", op);
+    ra->my_srv_base = (uint64_t)op->value;
+    ra->rkey_len = op->data_len;
+    ra->rkey_bytes = malloc(ra->rkey_len ? ra->rkey_len : 1);
+    if (!ra->rkey_bytes)
+        return ARM_ERR_NO_MEMORY;
+    memcpy(ra->rkey_bytes, op->buf, ra->rkey_len);
+    return ARM_OK;
+}
+
+arm_status_t arm_remote_alloc_publish(arm_alloc_t *a, const uint64_t **node_base)
+{
+    *node_base = NULL;
+    if (!R.active)
+        return ARM_OK;
+    int gsize = a->gsize, nn = arm_core.nnodes;
+    remote_alloc_t *ra = a->remote;
+    if (!ra && !(ra = a->remote = calloc(1, sizeof *ra)))
+        return ARM_ERR_NO_MEMORY;
+    ra->node_base = calloc((size_t)nn, sizeof *ra->node_base);
+    ra->node_rkey = calloc((size_t)nn, sizeof *ra->node_rkey);
+    ra->node_rkey_len = calloc((size_t)nn, sizeof *ra->node_rkey_len);
+    ra->rkeys = calloc((size_t)nn, sizeof *ra->rkeys);
+    uint64_t mine[2] = { a->seg_owner ? ra->my_srv_base : 0, a->seg_owner ? ra->rkey_len : 0 };
+    uint64_t *all = malloc((size_t)gsize * sizeof mine);
+    int *counts = malloc((size_t)gsize * sizeof(int));
+    int *displs = malloc((size_t)gsize * sizeof(int));
+    if (!ra->node_base || !ra->node_rkey || !ra->node_rkey_len || !ra->rkeys || !all ||
+        !counts || !displs) {
+        free(all);
+        free(counts);
+        free(displs);
+        return ARM_ERR_NO_MEMORY;
+    }
+    MPI_Allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, a->comm);
+    int total = 0;
+    for (int g = 0; g < gsize; g++) {
+        counts[g] = (int)all[2 * g + 1];
+        displs[g] = total;
+        total += counts[g];
+    }
+    char *keys = malloc(total ? (size_t)total : 1);
+    if (!keys) {
+        free(all);
+        free(counts);
+        free(displs);
+        return ARM_ERR_NO_MEMORY;
+    }
+    MPI_Allgatherv(a->seg_owner ? ra->rkey_bytes : NULL, (int)mine[1], MPI_BYTE, keys, counts,
+                   displs, MPI_BYTE, a->comm);
+    for (int g = 0; g < gsize; g++) {
+        if (!counts[g])
+            continue;
+        int node = arm_core.node_of[a->members[g]];
+        ra->node_base[node] = all[2 * g];
+        if (node != arm_core.my_node && (ra->node_rkey[node] = malloc((size_t)counts[g]))) {
+            memcpy(ra->node_rkey[node], keys + displs[g], (size_t)counts[g]);
+            ra->node_rkey_len[node] = (size_t)counts[g];
+        }
+    }
+    free(keys);
+    free(all);
+    free(counts);
+    free(displs);
+    *node_base = ra->node_base;
+    return ARM_OK;
+}
+
+void arm_remote_alloc_release(arm_alloc_t *a)
+{
+    remote_alloc_t *ra = a->remote;
+    if (!ra)
+        return;
+    if (R.active) {
+        release_rkeys(ra);
+        if (a->seg_owner && ra->my_srv_base) {
+            rop_t *op = op_get(arm_core.my_node);
+            op->req.op = ARM_SRV_UNREG;
+            op->req.raddr = ra->my_srv_base;
+            op_send("ARMCI_Free", op, NULL, 0, 1, 0);
+            op_finish("ARMCI_Free", op);
+        }
+    }
+    if (ra->node_rkey)
+        for (int n = 0; n < arm_core.nnodes; n++)
+            free(ra->node_rkey[n]);
+    free(ra->node_rkey);
+    free(ra->node_rkey_len);
+    free(ra->node_base);
+    free(ra->rkey_bytes);
+    free(ra->rkeys);
+    free(ra);
+    a->remote = NULL;
+}
+
+static arm_net_rkey_t *rkey_for(const char *call, const arm_slice_t *s, int node)
+{
+    remote_alloc_t *ra = s->alloc->remote;
+    if (!ra->rkeys[node]) {
+        arm_status_t st = arm_net_rkey_unpack(R.net, node, ra->node_rkey[node],
+                                              &ra->rkeys[node]);
+        if (st != ARM_OK)
+            arm_fatal(call, "cannot use the memory key of node %d: %s", node,
+                      arm_status_str(st));
+    }
+    return ra->rkeys[node];
+}
+
+/* ---- ordering ---------------------------------------------------------------------- */
+static void fence_node(int node)
+{
+    if (R.rma_dirty[node]) {
+        arm_net_comp_t c;
+        arm_net_comp_init(&c, NULL, NULL);
+        arm_net_ep_t *ep = arm_net_server_ep(R.net, node);
+        if (arm_net_ep_flush(ep, &c) == ARM_INPROGRESS)
+            arm_net_comp_wait(R.w, &c, R.spins, -1);
+        R.rma_dirty[node] = 0;
+    }
+    if (R.srv_dirty[node]) {
+        rop_t *op = op_get(node);
+        op->req.op = ARM_SRV_FENCE;
+        op_send("ARMCI_Fence", op, NULL, 0, 1, 0);
+        op_finish("ARMCI_Fence", op);
+        R.srv_dirty[node] = 0;
+    }
+}
+
+void arm_remote_fence(int proc)
+{
+    if (!R.active)
+        return;
+    int node = arm_core.node_of[proc];
+    if (!R.srv_dirty[node] && !R.rma_dirty[node])
+        return;
+    fence_node(node);
+    for (int i = 0; i < R.ndirty; i++)
+        if (R.dirty_list[i] == node) {
+            R.dirty_list[i] = R.dirty_list[--R.ndirty];
+            break;
+        }
+    COUNT(ARMADA_OP_FENCE, ARMADA_PATH_SERVER, 0);
+}
+
+void arm_remote_fence_all(void)
+{
+    if (!R.active)
+        return;
+    /* Costs what is outstanding: only nodes written since their last fence. */
+    while (R.ndirty > 0)
+        fence_node(R.dirty_list[--R.ndirty]);
+}
+
+/* Location consistency: a read sees this process's earlier writes to the
+ * node whichever path they took. */
+static void order_before_read(int node, int via_rma)
+{
+    if ((via_rma && R.srv_dirty[node]) || (!via_rma && R.rma_dirty[node]))
+        arm_remote_fence(arm_core.node_leader[node]);
+}
+
+/* ---- contiguous ------------------------------------------------------------------ */
+void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uintptr_t dst,
+                    size_t n, int proc)
+{
+    int node = arm_core.node_of[proc];
+    uint64_t raddr = s->raddr + (dst - s->base);
+    if (R.use_rma) {
+        arm_net_comp_t c;
+        arm_net_comp_init(&c, NULL, NULL);
+        arm_status_t st = arm_net_put(rkey_for(call, s, node), src, n, raddr, &c);
+        if (st == ARM_INPROGRESS)
+            st = arm_net_comp_wait(R.w, &c, R.spins, -1);
+        if (st != ARM_OK)
+            arm_fatal(call, "put to rank %d failed: %s", proc, arm_status_str(st));
+        mark_dirty(node, R.rma_dirty);
+        COUNT(ARMADA_OP_PUT, ARMADA_PATH_RMA, n);
+        return;
+    }
+    /* Small puts are copied and sent without waiting; large ones go
+     * zero-copy in slot-size chunks, pipelined over the credits. */
+    rop_t *wait_list[OP_POOL];
+    int nwait = 0;
+    size_t off = 0;
+    do {
+        size_t len = n - off < R.slot_size ? n - off : R.slot_size;
+        rop_t *op = op_get(node);
+        op->req.op = ARM_SRV_PUT;
+        op->req.target = proc;
+        op->req.raddr = raddr + off;
+        op->req.len = (uint32_t)len;
+        int copy = len <= 4096;
+        arm_net_iov_t iov = { copy ? op->buf : (char *)src + off, len };
+        if (copy)
+            memcpy(op->buf, (const char *)src + off, len);
+        op_send(call, op, &iov, 1, 0, copy);
+        if (!copy) {
+            if (nwait == OP_POOL / 2) {
+                for (int i = 0; i < nwait; i++) {
+                    while (wait_list[i]->send.pending)
+                        progress_once();
+                    op_release(wait_list[i]);
+                }
+                nwait = 0;
+            }
+            wait_list[nwait++] = op;
+        }
+        off += len;
+    } while (off < n);
+    for (int i = 0; i < nwait; i++) {
+        while (wait_list[i]->send.pending)
+            progress_once();
+        op_release(wait_list[i]);
+    }
+    mark_dirty(node, R.srv_dirty);
+    COUNT(ARMADA_OP_PUT, ARMADA_PATH_SERVER, n);
+}
+
+void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void *dst,
+                    size_t n, int proc)
+{
+    int node = arm_core.node_of[proc];
+    uint64_t raddr = s->raddr + (src - s->base);
+    order_before_read(node, R.use_rma);
+    if (R.use_rma) {
+        arm_net_comp_t c;
+        arm_net_comp_init(&c, NULL, NULL);
+        arm_status_t st = arm_net_get(rkey_for(call, s, node), dst, n, raddr, &c);
+        if (st == ARM_INPROGRESS)
+            st = arm_net_comp_wait(R.w, &c, R.spins, -1);
+        if (st != ARM_OK)
+            arm_fatal(call, "get from rank %d failed: %s", proc, arm_status_str(st));
+        COUNT(ARMADA_OP_GET, ARMADA_PATH_RMA, n);
+        return;
+    }
+    /* One request; the reply streams straight from the target's memory
+     * into dst, whatever its size. */
+    rop_t *op = op_get(node);
+    op->req.op = ARM_SRV_GET;
+    op->req.target = proc;
+    op->req.raddr = raddr;
+    op->req.len = (uint32_t)n;
+    op->dst = dst;
+    op_send(call, op, NULL, 0, 1, 0);
+    op_finish(call, op);
+    COUNT(ARMADA_OP_GET, ARMADA_PATH_SERVER, n);
+}
+
+/* ---- segmented requests (accumulate, strided, vector) ------------------------------ */
+typedef struct seg_builder {
+    const char *call;
+    int kind;            /* ARM_SRV_PUTSEG, _ACCSEG, _GETSEG */
+    int proc, node;
+    int type;
+    size_t elem;
+    const void *scale;
+    rop_t *cur;
+    rop_t *gets[OP_POOL];
+    int ngets;
+    size_t bytes;
+} seg_builder_t;
+
+static void sb_flush(seg_builder_t *b)
+{
+    rop_t *op = b->cur;
+    if (!op)
+        return;
+    b->cur = NULL;
+    op->req.nseg = (uint16_t)op->nseg;
+    size_t tab_bytes = (size_t)op->nseg * sizeof(arm_srv_seg_t);
+    if (b->kind == ARM_SRV_GETSEG) {
+        arm_net_iov_t iov = { op->tab, tab_bytes };
+        op->req.len = (uint32_t)tab_bytes;
+        op_send(b->call, op, &iov, 1, 1, 0);
+        b->gets[b->ngets++] = op;
+        if (b->ngets == OP_POOL / 2) {
+            for (int i = 0; i < b->ngets; i++)
+                op_finish(b->call, b->gets[i]);
+            b->ngets = 0;
+        }
+        return;
+    }
+    arm_net_iov_t iov[2] = { { op->tab, tab_bytes }, { op->buf, op->data_len } };
+    op->req.len = (uint32_t)(tab_bytes + op->data_len);
+    op_send(b->call, op, iov, 2, 0, 1);
+}
+
+/* Adds one contiguous piece: local address, remote address at the server. */
+static void sb_add(seg_builder_t *b, char *local, uint64_t raddr, size_t len)
+{
+    b->bytes += len;
+    while (len > 0) {
+        if (!b->cur) {
+            rop_t *op = b->cur = op_get(b->node);
+            op->req.op = (uint8_t)b->kind;
+            op->req.sub = (uint8_t)b->type;
+            op->req.target = b->proc;
+            if (b->scale)
+                memcpy(op->req.scale, b->scale, arm_acc_scale_size(b->type));
+        }
+        rop_t *op = b->cur;
+        size_t used = (size_t)(op->nseg + 1) * sizeof(arm_srv_seg_t) + op->data_len;
+        size_t room = used < R.slot_size ? R.slot_size - used : 0;
+        if (b->kind == ARM_SRV_GETSEG)   /* table and reply data each fit a slot */
+            room = (size_t)(op->nseg + 1) * sizeof(arm_srv_seg_t) <= R.slot_size
+                       ? R.slot_size - op->data_len : 0;
+        room -= room % b->elem;
+        if (room == 0) {
+            sb_flush(b);
+            continue;
+        }
+        size_t take = len < room ? len : room;
+        op->tab[op->nseg].raddr = raddr;
+        op->tab[op->nseg].len = take;
+        if (b->kind == ARM_SRV_GETSEG)
+            op->lptr[op->nseg] = local;
+        else
+            memcpy(op->buf + op->data_len, local, take);
+        op->nseg++;
+        op->data_len += take;
+        local += take;
+        raddr += take;
+        len -= take;
+    }
+}
+
+static void sb_init(seg_builder_t *b, const char *call, int kind, int type,
+                    const void *scale, int proc)
+{
+    memset(b, 0, sizeof *b);
+    b->call = call;
+    b->kind = kind;
+    b->proc = proc;
+    b->node = arm_core.node_of[proc];
+    b->type = type;
+    b->scale = scale;
+    b->elem = kind == ARM_SRV_ACCSEG ? arm_acc_elem_size(type) : 1;
+    if (kind == ARM_SRV_GETSEG)
+        order_before_read(b->node, 0);
+}
+
+static void sb_done(seg_builder_t *b, int op_family)
+{
+    sb_flush(b);
+    for (int i = 0; i < b->ngets; i++)
+        op_finish(b->call, b->gets[i]);
+    if (b->kind != ARM_SRV_GETSEG)
+        mark_dirty(b->node, R.srv_dirty);
+    COUNT(op_family, ARMADA_PATH_SERVER, b->bytes);
+}
+
+void arm_remote_acc(const char *call, int type, const void *scale, const void *src,
+                    const arm_slice_t *s, uintptr_t dst, size_t n, int proc)
+{
+    int node = arm_core.node_of[proc];
+    uint64_t raddr = s->raddr + (dst - s->base);
+    if (n <= R.slot_size) {
+        rop_t *op = op_get(node);
+        op->req.op = ARM_SRV_ACC;
+        op->req.sub = (uint8_t)type;
+        op->req.target = proc;
+        op->req.raddr = raddr;
+        op->req.len = (uint32_t)n;
+        memcpy(op->req.scale, scale, arm_acc_scale_size(type));
+        memcpy(op->buf, src, n);
+        arm_net_iov_t iov = { op->buf, n };
+        op_send(call, op, &iov, 1, 0, 1);
+        mark_dirty(node, R.srv_dirty);
+        COUNT(ARMADA_OP_ACC, ARMADA_PATH_SERVER, n);
+        return;
+    }
+    seg_builder_t b;
+    sb_init(&b, call, ARM_SRV_ACCSEG, type, scale, proc);
+    sb_add(&b, (char *)src, raddr, n);
+    sb_done(&b, ARMADA_OP_ACC);
+}
+
+typedef struct strided_remote {
+    seg_builder_t *b;
+    char *local;
+    uint64_t rbase;
+    int remote_is_src;
+} strided_remote_t;
+
+static void strided_piece(void *ctx, size_t soff, size_t doff, size_t len)
+{
+    strided_remote_t *x = ctx;
+    if (x->remote_is_src)
+        sb_add(x->b, x->local + doff, x->rbase + soff, len);
+    else
+        sb_add(x->b, x->local + soff, x->rbase + doff, len);
+}
+
+void arm_remote_strided(const char *call, int op, int type, const void *scale,
+                        void *src, const int *src_stride, void *dst, const int *dst_stride,
+                        const int *count, int levels, int proc)
+{
+    int remote_is_src = op == ARMADA_OP_GETS;
+    void *remote = remote_is_src ? src : dst;
+    arm_slice_t *s = arm_reg_lookup(proc, (uintptr_t)remote, 0);
+    seg_builder_t b;
+    int kind = op == ARMADA_OP_GETS ? ARM_SRV_GETSEG
+             : op == ARMADA_OP_PUTS ? ARM_SRV_PUTSEG : ARM_SRV_ACCSEG;
+    sb_init(&b, call, kind, type, scale, proc);
+    strided_remote_t x = { &b, remote_is_src ? dst : src,
+                           s->raddr + ((uintptr_t)remote - s->base), remote_is_src };
+    arm_strided_for_each(levels, count, src_stride, dst_stride, strided_piece, &x);
+    sb_done(&b, op);
+}
+
+void arm_remote_vector(const char *call, int op, int type, const void *scale,
+                       const void *const *src, void *const *dst, int n, size_t bytes,
+                       int proc)
+{
+    int remote_is_src = op == ARMADA_OP_GETV;
+    int kind = op == ARMADA_OP_GETV ? ARM_SRV_GETSEG
+             : op == ARMADA_OP_PUTV ? ARM_SRV_PUTSEG : ARM_SRV_ACCSEG;
+    const char *arg = remote_is_src ? "iov.src_ptr_array" : "iov.dst_ptr_array";
+    seg_builder_t b;
+    sb_init(&b, call, kind, type, scale, proc);
+    for (int i = 0; i < n; i++) {
+        const void *rp = remote_is_src ? src[i] : dst[i];
+        arm_slice_t *s = arm_reg_translate(call, arg, proc, rp, bytes);
+        uint64_t raddr = s->raddr + ((uintptr_t)rp - s->base);
+        sb_add(&b, remote_is_src ? (char *)dst[i] : (char *)src[i], raddr, bytes);
+    }
+    sb_done(&b, op);
+}
+
+/* ---- atomics and mutexes ------------------------------------------------------------ */
+long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t addr,
+                    long value, long compare, int proc)
+{
+    int node = arm_core.node_of[proc];
+    uint64_t raddr = s->raddr + (addr - s->base);
+    int sub;
+    switch (op) {
+    case ARMCI_FETCH_AND_ADD:      sub = ARM_SRV_FADD32; break;
+    case ARMCI_FETCH_AND_ADD_LONG: sub = ARM_SRV_FADD64; break;
+    case ARMCI_SWAP:               sub = ARM_SRV_SWAP32; break;
+    case ARMCI_SWAP_LONG:          sub = ARM_SRV_SWAP64; break;
+    case 16:                       sub = ARM_SRV_CAS32; break;
+    default:                       sub = ARM_SRV_CAS64; break;
+    }
+    if (R.use_amo) {
+        static const arm_net_amo_op_t amo[] = { ARM_NET_AMO_FADD, ARM_NET_AMO_FADD,
+                                                ARM_NET_AMO_SWAP, ARM_NET_AMO_SWAP,
+                                                ARM_NET_AMO_CSWAP, ARM_NET_AMO_CSWAP };
+        size_t size = (sub & 1) ? 8 : 4;
+        int64_t operand = value, cmp = compare, result = 0;
+        int32_t op32 = (int32_t)value, cmp32 = (int32_t)compare, res32 = 0;
+        arm_net_comp_t c;
+        arm_net_comp_init(&c, NULL, NULL);
+        order_before_read(node, 1);
+        arm_status_t st = arm_net_amo(rkey_for(call, s, node), amo[sub], size,
+                                      size == 8 ? (void *)&operand : (void *)&op32,
+                                      size == 8 ? (void *)&cmp : (void *)&cmp32,
+                                      size == 8 ? (void *)&result : (void *)&res32, raddr, &c);
+        if (st == ARM_INPROGRESS)
+            st = arm_net_comp_wait(R.w, &c, R.spins, -1);
+        if (st != ARM_OK)
+            arm_fatal(call, "atomic on rank %d failed: %s", proc, arm_status_str(st));
+        COUNT(ARMADA_OP_RMW, ARMADA_PATH_RMA, size);
+        return size == 8 ? (long)result : (long)res32;
+    }
+    order_before_read(node, 0);
+    rop_t *o = op_get(node);
+    o->req.op = ARM_SRV_RMW;
+    o->req.sub = (uint8_t)sub;
+    o->req.target = proc;
+    o->req.raddr = raddr;
+    o->req.operand = value;
+    o->req.compare = compare;
+    op_send(call, o, NULL, 0, 1, 0);
+    op_finish(call, o);
+    COUNT(ARMADA_OP_RMW, ARMADA_PATH_SERVER, (sub & 1) ? 8 : 4);
+    return (long)o->value;
+}
+
+static void mutex_request(const char *call, int kind, const arm_slice_t *s, uintptr_t addr,
+                          int proc)
+{
+    int node = arm_core.node_of[proc];
+    if (R.rma_dirty[node])
+        arm_remote_fence(proc);
+    rop_t *o = op_get(node);
+    o->req.op = (uint8_t)kind;
+    o->req.target = proc;
+    o->req.raddr = s->raddr + (addr - s->base);
+    if (kind == ARM_SRV_LOCK) {
+        op_send(call, o, NULL, 0, 1, 0);
+        op_finish(call, o);
+        COUNT(ARMADA_OP_LOCK, ARMADA_PATH_SERVER, 0);
+    } else {
+        op_send(call, o, NULL, 0, 0, 1);
+        mark_dirty(node, R.srv_dirty);
+    }
+}
+
+void arm_remote_lock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc)
+{
+    mutex_request(call, ARM_SRV_LOCK, s, addr, proc);
+}
+
+void arm_remote_unlock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc)
+{
+    mutex_request(call, ARM_SRV_UNLOCK, s, addr, proc);
+}
+
+/* ---- armada-info -------------------------------------------------------------------- */
+void arm_remote_print_info(FILE *out)
+{
+    static const char *rma[] = { "auto", "rma", "server" }, *amo[] = { "auto", "amo", "server" };
+    fprintf(out, "inter-node path: UCX %s (transports chosen by UCX_TLS=%s)\n",
+            arm_net_ucx_version(), getenv("UCX_TLS") ? getenv("UCX_TLS") : "(default: all)");
+    fprintf(out, "paths: same node -> shared memory; other node: contiguous put/get -> %s, "
+            "fetch-and-add/swap -> %s, accumulate/strided/vector/mutex/fence -> server\n",
+            rma[arm_config.rma_path < 3 ? arm_config.rma_path : 0],
+            amo[arm_config.amo_path < 3 ? arm_config.amo_path : 0]);
+    fprintf(out, "  (auto: direct RMA only where the transport does RMA natively; "
+            "a running job logs its choice with ARMADA_STATS=1)\n");
+}
+#endif /* ARMADA_HAVE_UCX */

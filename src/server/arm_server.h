@@ -1,0 +1,50 @@
+/* The per-node communication server: a thread in the lowest rank of each
+ * node that serves every request of processes on other nodes against the
+ * node's shared memory, so no operation needs the target process's help.
+ *
+ * Each remote client owns `slots` preallocated request slots of
+ * `slot_size` payload bytes; a client sends only while it holds a credit, so
+ * the server's memory for requests is fixed at start and counted. Requests
+ * of one client are served in order (a fence is answered once everything
+ * before it is done); a lock request that cannot be granted waits in its
+ * slot, and the server retries it, never spinning on the network. */
+#ifndef ARM_SERVER_H
+#define ARM_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "net/arm_net.h"
+#include "shm/arm_shm_sync.h"
+#include "util/arm_status.h"
+
+typedef struct arm_server arm_server_t;
+
+enum { ARM_SRV_PROGRESS_POLL = 0, ARM_SRV_PROGRESS_BLOCK = 1, ARM_SRV_PROGRESS_HYBRID = 2 };
+
+typedef struct arm_server_params {
+    arm_net_t *net;
+    int nproc;
+    int node;                     /* this server's node                        */
+    arm_shm_mutex_t **acc_lock;   /* rank -> its accumulate lock (this node's ranks) */
+    int slots;                    /* per client                                */
+    size_t slot_size;             /* payload bytes per slot                    */
+    int progress;                 /* ARM_SRV_PROGRESS_*                        */
+    int poll_spins;               /* hybrid: empty polls before blocking       */
+} arm_server_params_t;
+
+typedef struct arm_server_stats {
+    uint64_t buffer_bytes;        /* request slot memory held                  */
+    uint64_t requests;            /* requests served                           */
+    uint64_t lock_waits;          /* lock requests that had to wait            */
+} arm_server_stats_t;
+
+/* Starts the server thread on the net layer's server worker. */
+arm_status_t arm_server_start(const arm_server_params_t *p, arm_server_t **out);
+/* Stops and joins the thread; unmaps and deregisters what it registered. */
+void arm_server_stop(arm_server_t *s);
+/* Frees the slots; after the net layer is finalised (replies may be in flight
+ * until then). */
+void arm_server_free(arm_server_t *s);
+void arm_server_get_stats(const arm_server_t *s, arm_server_stats_t *out);
+
+#endif

@@ -1,0 +1,73 @@
+/* Wire format between clients and a node's communication server.
+ *
+ * A client sends requests (active message ARM_SRV_AM_REQ) on its one
+ * endpoint to the server of the target node; the server answers (ARM_SRV_AM_REP)
+ * on its endpoint to that client. Every request occupies one of the slots
+ * the server keeps for that client until it is fully served, and the client
+ * sends only while it holds a credit for a slot: nothing is ever queued
+ * without a bound. Freed slots travel back as credits inside replies, or in a
+ * reply with req_id 0 when no reply is due.
+ *
+ * Segmented requests (ARM_SRV_PUTSEG, _ACCSEG, _GETSEG: strided and vector
+ * operations, and pipelined chunks of large ones) carry a table of
+ * `nseg` arm_srv_seg_t followed, for puts and accumulates, by the packed
+ * data of the segments in order; the server unpacks it. */
+#ifndef ARM_SRV_PROTO_H
+#define ARM_SRV_PROTO_H
+
+#include <stdint.h>
+
+enum { ARM_SRV_AM_REQ = 1, ARM_SRV_AM_REP = 2 };
+
+typedef enum arm_srv_op {
+    ARM_SRV_PUT = 1,      /* data -> raddr                                   */
+    ARM_SRV_GET,          /* reply carries len bytes from raddr              */
+    ARM_SRV_ACC,          /* raddr += scale * data, under the target's lock  */
+    ARM_SRV_PUTSEG,       /* segment table + packed data                     */
+    ARM_SRV_GETSEG,       /* segment table; reply carries packed data        */
+    ARM_SRV_ACCSEG,       /* segment table + packed data, accumulated        */
+    ARM_SRV_RMW,          /* rmw_op on raddr; reply value = old value        */
+    ARM_SRV_LOCK,         /* reply when the mutex word at raddr is held      */
+    ARM_SRV_UNLOCK,       /* release the mutex word at raddr                 */
+    ARM_SRV_FENCE,        /* reply once every earlier request is served      */
+    ARM_SRV_REG,          /* map + register a node segment; reply rkey       */
+    ARM_SRV_UNREG         /* deregister + unmap the segment at raddr         */
+} arm_srv_op_t;
+
+typedef enum arm_srv_rmw_op {
+    ARM_SRV_FADD32 = 0, ARM_SRV_FADD64, ARM_SRV_SWAP32, ARM_SRV_SWAP64,
+    ARM_SRV_CAS32, ARM_SRV_CAS64
+} arm_srv_rmw_op_t;
+
+typedef struct arm_srv_req {
+    uint8_t  op;          /* arm_srv_op_t                                    */
+    uint8_t  sub;         /* accumulate type or arm_srv_rmw_op_t             */
+    uint16_t nseg;        /* segments in the table (segmented ops)           */
+    int32_t  src;         /* requesting rank                                 */
+    int32_t  target;      /* rank whose memory is touched (accumulate lock)  */
+    uint32_t len;         /* payload bytes, or bytes wanted by a get         */
+    uint64_t raddr;       /* address in the server's mapping                 */
+    uint64_t req_id;      /* 0: no reply due                                 */
+    int64_t  operand;     /* rmw operand                                     */
+    int64_t  compare;     /* rmw compare                                     */
+    double   scale[2];    /* accumulate scale (up to double complex)         */
+} arm_srv_req_t;
+
+typedef struct arm_srv_seg {
+    uint64_t raddr;
+    uint64_t len;
+} arm_srv_seg_t;
+
+typedef struct arm_srv_rep {
+    uint64_t req_id;      /* 0: credits only                                 */
+    int64_t  value;       /* rmw old value; REG: the segment's base          */
+    uint32_t credits;     /* slots freed since the last reply to this client */
+    int32_t  status;      /* arm_status_t of the request                     */
+    uint32_t len;         /* payload bytes following                         */
+    int32_t  node;        /* the replying server's node (credits are per node) */
+} arm_srv_rep_t;
+
+_Static_assert(sizeof(arm_srv_req_t) == 64, "request header is one cache line");
+_Static_assert(sizeof(arm_srv_rep_t) == 32, "reply header size is pinned");
+
+#endif

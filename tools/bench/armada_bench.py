@@ -1,0 +1,687 @@
+#!/usr/bin/env python3
+"""armada-bench: runs Armada's microbenchmark suites and its peers, and writes
+a report folder (results.json, results.csv, report.md, *.png).
+
+Implementations: armada (build/bench/armada-bench-*), armcimpi (Debian's
+ARMCI-MPI, same sources), mpi-rma and openshmem (reference programs for the
+contiguous and atomic tests), ucx (ucx_perftest, the raw transport figure).
+
+Configurations:
+  node       one node, shared memory
+  vnode      virtual nodes (ARMADA_PPN=1), UCX's default transports;
+             peers use Open MPI's UCX one-sided component (--mca osc ucx)
+  vnode-tcp  virtual nodes with UCX_TLS=tcp,self for Armada and the peers
+
+Every figure is the median of repeated runs: each program repeats its timing
+loop (-r) and reports the median; the harness may launch a program several
+times (--runs) and takes the median again. Failed or skipped figures are
+listed as such in the report.
+"""
+import argparse
+import csv
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+SUITES = ["ops", "contig", "strided", "vector", "fadd", "hotspot", "pairs",
+          "shift", "flood"]
+REF_SUITES = {"ops", "contig", "fadd"}  # suites the reference programs have
+IMPLS = ["armada", "armcimpi", "mpi-rma", "openshmem", "ucx"]
+CONFIGS = ["node", "vnode", "vnode-tcp"]
+TIME_UNITS = {"us"}  # smaller is better; everything else: larger is better
+
+MPIRUN_BASE = ["--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
+               "--mca", "btl", "self,vader", "--mca", "mpi_yield_when_idle", "1"]
+
+# Issue targets checked in the report: (suite, op, size, unit, peer, factor).
+TARGETS = [
+    ("ops", "get", 8, "us", "armcimpi", 3.0),
+    ("ops", "put", 8, "us", "armcimpi", 3.0),
+    ("ops", "acc", 8, "us", "armcimpi", 3.0),
+    ("ops", "lock", 0, "us", "armcimpi", 10.0),
+    ("ops", "fadd", 4, "us", "armcimpi", None),
+    ("ops", "puts", 32768, "us", "armcimpi", None),
+    ("ops", "get1m", 1048576, "MB/s", "ucx", None),
+    ("fadd", "fadd_all", 4, "Mops/s", "armcimpi", None),
+]
+
+
+# ---------------------------------------------------------------- plumbing --
+def log(msg):
+    sys.stderr.write(msg + "\n")
+    sys.stderr.flush()
+
+
+def have_matplotlib():
+    try:
+        import matplotlib  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def maybe_reexec():
+    """The python3 first on PATH may lack matplotlib (pyenv); Debian's has it."""
+    if have_matplotlib() or os.environ.get("ARMADA_BENCH_REEXEC"):
+        return
+    for cand in ("/usr/bin/python3", "/bin/python3"):
+        if os.path.exists(cand) and os.path.realpath(cand) != os.path.realpath(sys.executable):
+            ok = subprocess.run([cand, "-c", "import matplotlib"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+            if ok:
+                os.environ["ARMADA_BENCH_REEXEC"] = "1"
+                os.execv(cand, [cand] + sys.argv)
+
+
+def cmd_output(cmd):
+    try:
+        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, timeout=20).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def versions():
+    v = {}
+    m = re.search(r"project\(Armada VERSION ([0-9.]+)",
+                  open(os.path.join(ROOT, "CMakeLists.txt")).read())
+    v["armada"] = m.group(1) if m else "?"
+    git = cmd_output(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"])
+    v["armada_git"] = git if re.fullmatch(r"[0-9a-f]{4,40}", git or "") else "uncommitted"
+    v["armci-mpi"] = cmd_output(["dpkg-query", "-W", "-f=${Version}", "libarmci-mpi-dev"]) or "?"
+    v["openmpi"] = (cmd_output(["mpirun", "--version"]).splitlines() or ["?"])[0]
+    v["ucx"] = (cmd_output(["ucx_info", "-v"]).splitlines() or ["?"])[0].lstrip("# ")
+    v["compiler"] = (cmd_output(["cc", "--version"]).splitlines() or ["?"])[0]
+    v["python"] = platform.python_version()
+    return v
+
+
+def machine():
+    cpu = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = "?"
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                mem = "%.1f GiB" % (int(line.split()[1]) / 1048576)
+    except OSError:
+        pass
+    return {"host": socket.gethostname(), "cpu": cpu, "cores": os.cpu_count(),
+            "memory": mem, "kernel": platform.release(), "os": platform.platform()}
+
+
+# ------------------------------------------------------------------- plan --
+class Job:
+    def __init__(self, config, impl, suite, np, args, runs):
+        self.config, self.impl, self.suite = config, impl, suite
+        self.np, self.args, self.runs = np, args, runs
+
+    def name(self):
+        return "%s/%s/%s(np=%d)" % (self.config, self.impl, self.suite, self.np)
+
+
+def suite_plan(suite, quick):
+    """(processes, program options) of a suite in the default set."""
+    reps = ["-r", "3" if quick else "5", "-R", "0.01" if quick else "0.02"]
+    plan = {
+        "ops": (2, reps + ["-n", "2000"]),
+        "contig": (2, reps + ["-M", "1M" if quick else "4M"]),
+        "strided": (2, reps + ["-t", "256k"]),
+        "vector": (2, reps + ["-t", "64k"]),
+        "fadd": (4, reps + ["-n", "2000"]),
+        "hotspot": (4, ["-r", "3", "-R", "0.01", "-n", "500"]),
+        "pairs": (4, reps),
+        "shift": (4, reps + ["-m", "512"]),
+        "flood": (2, reps + ["-M", "1M", "-W", "64"]),
+    }
+    return plan[suite]
+
+
+def default_jobs(args):
+    jobs = []
+    quick = args.quick
+    for config in args.configs:
+        for suite in args.suites:
+            if config != "node" and suite not in ("ops", "contig", "fadd", "strided"):
+                continue  # the default set keeps the inter-node configs short
+            np, opts = suite_plan(suite, quick or config != "node")
+            if config != "node" and suite == "contig":
+                opts = opts + ["-M", "1M"]
+            if config != "node" and suite == "strided":
+                opts = opts + ["-t", "64k", "-m", "64"]
+            for impl in args.impls:
+                if impl == "ucx":
+                    continue
+                if impl in ("mpi-rma", "openshmem") and suite not in REF_SUITES:
+                    continue
+                runs = args.runs if args.runs else (3 if suite == "ops" else 1)
+                jobs.append(Job(config, impl, suite, np, opts, runs))
+        if "ucx" in args.impls:
+            jobs.append(Job(config, "ucx", "ops", 2, [], 1))
+    return jobs
+
+
+def program(build, impl, suite):
+    bdir = os.path.join(build, "bench")
+    if impl in ("armada", "armcimpi"):
+        return [os.path.join(bdir, "%s-bench-%s" % (impl, suite))]
+    if impl == "mpi-rma":
+        return [os.path.join(bdir, "ref-mpirma"), suite]
+    if impl == "openshmem":
+        return [os.path.join(bdir, "ref-shmem"), suite]
+    return None
+
+
+def launch_env(config, impl):
+    """(mpirun options, environment additions) of an implementation."""
+    opts, env = list(MPIRUN_BASE), {}
+    if config in ("vnode", "vnode-tcp"):
+        if impl == "armada":
+            env["ARMADA_PPN"] = "1"
+        elif impl in ("armcimpi", "mpi-rma"):
+            opts += ["--mca", "osc", "ucx"]
+        if config == "vnode-tcp":
+            env["UCX_TLS"] = "tcp,self"
+    for k, v in env.items():
+        opts += ["-x", "%s=%s" % (k, v)]
+    return opts, env
+
+
+# -------------------------------------------------------------------- run --
+LINE = re.compile(r"^(RESULT|SKIP|CHECK) (.*)$")
+
+
+def parse_kv(text):
+    out = {}
+    for tok in text.split():
+        if "=" in tok:
+            k, v = tok.split("=", 1)
+            out[k] = v
+    return out
+
+
+def run_cmd(cmd, env_add, timeout):
+    env = dict(os.environ)
+    env.update(env_add)
+    t0 = time.time()
+    try:
+        p = subprocess.run(["timeout", "-k", "5", str(timeout)] + cmd, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        out, rc = p.stdout, p.returncode
+    except OSError as e:
+        out, rc = str(e), 127
+    return rc, out, time.time() - t0
+
+
+def run_mpi_job(job, args):
+    prog = program(args.build, job.impl, job.suite)
+    if not os.path.exists(prog[0]):
+        return [], [{"status": "skipped", "reason": "not built: %s" % os.path.basename(prog[0])}]
+    opts, env = launch_env(job.config, job.impl)
+    cmd = ["mpirun"] + opts + ["-np", str(job.np)] + prog + job.args
+    records, runs = [], []
+    for r in range(job.runs):
+        rc, out, secs = run_cmd(cmd, env, args.timeout)
+        status = "ok" if rc == 0 else ("timeout" if rc in (124, 137) else "failed")
+        got = 0
+        for line in out.splitlines():
+            m = LINE.match(line.strip())
+            if not m:
+                continue
+            kv = parse_kv(m.group(2))
+            kv["_kind"] = m.group(1)
+            kv["_run"] = r
+            records.append(kv)
+            got += 1
+        tail = "\n".join(out.splitlines()[-8:]) if status != "ok" else ""
+        runs.append({"status": status, "rc": rc, "seconds": round(secs, 2),
+                     "command": " ".join(cmd), "env": env, "records": got, "tail": tail})
+        if status == "timeout":
+            break  # a hung program would only hang again: don't repeat it
+    return records, runs
+
+
+UCX_TESTS = [  # (op, size, ucx_perftest test, unit)
+    ("get", 8, "ucp_get", "us"),
+    ("put", 8, "ucp_put_lat", "us"),
+    ("fadd", 4, "ucp_fadd", "us"),
+    ("get1m", 1048576, "ucp_get", "MB/s"),
+    ("put1m", 1048576, "ucp_put_bw", "MB/s"),
+]
+
+
+def run_ucx_job(job, args):
+    exe = shutil.which("ucx_perftest")
+    if not exe:
+        return [], [{"status": "skipped", "reason": "ucx_perftest not installed"}]
+    env = {}
+    if job.config == "vnode-tcp":
+        env["UCX_TLS"] = "tcp,self"
+    records, runs = [], []
+    port = 13000 + (os.getpid() % 2000)
+    for op, size, test, unit in UCX_TESTS:
+        port += 1
+        vals = []
+        for r in range(3):
+            full = dict(os.environ)
+            full.update(env)
+            server = subprocess.Popen(["timeout", "30", exe, "-p", str(port)], env=full,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(0.4)
+            tcp = job.config == "vnode-tcp"
+            n = ("20" if tcp else "200") if size > 4096 else ("500" if tcp else "20000")
+            cmd = [exe, "localhost", "-p", str(port), "-t", test, "-s", str(size),
+                   "-n", n, "-w", "5" if size > 4096 or tcp else "50"]
+            rc, out, secs = run_cmd(cmd, env, 30)
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+            final = [l for l in out.splitlines() if l.startswith("Final:")]
+            if rc != 0 or not final:
+                runs.append({"status": "failed", "rc": rc, "seconds": round(secs, 2),
+                             "command": " ".join(cmd), "env": env,
+                             "tail": "\n".join(out.splitlines()[-5:])})
+                break
+            f = final[0].split()
+            # Final: iters  lat50  lat_avg  lat_overall  bw_avg  bw_overall  ...
+            val = float(f[2]) if unit == "us" else float(f[6])
+            vals.append(val)
+            runs.append({"status": "ok", "rc": 0, "seconds": round(secs, 2),
+                         "command": " ".join(cmd), "env": env})
+            port += 1
+        if vals:
+            vals.sort()
+            records.append({"_kind": "RESULT", "_run": 0, "impl": "ucx", "suite": "ops",
+                            "op": op, "size": str(size), "nproc": "2",
+                            "value": str(statistics.median(vals)), "unit": unit,
+                            "min": str(vals[0]), "max": str(vals[-1]),
+                            "reps": str(len(vals)), "test": test})
+        else:
+            records.append({"_kind": "SKIP", "_run": 0, "impl": "ucx", "suite": "ops",
+                            "op": op, "reason": "ucx_perftest_failed"})
+    return records, runs
+
+
+# ---------------------------------------------------------------- results --
+KEY_EXTRA = ("level", "hammers", "rank", "total", "window", "origins", "pairs", "active")
+
+
+def figure_key(config, kv):
+    extra = ";".join("%s=%s" % (k, kv[k]) for k in KEY_EXTRA if k in kv)
+    return (config, kv.get("suite"), kv.get("op"), int(kv.get("size", "0") or 0),
+            kv.get("unit", ""), extra)
+
+
+def collect(jobs_done):
+    """Figures: the median over runs of each program's median."""
+    figs, skips, checks = {}, [], []
+    for job, records, runs in jobs_done:
+        for kv in records:
+            kind = kv["_kind"]
+            if kind == "SKIP":
+                skips.append({"config": job.config, "impl": kv.get("impl", job.impl),
+                              "suite": kv.get("suite", job.suite), "op": kv.get("op", "?"),
+                              "reason": kv.get("reason", "?")})
+            elif kind == "CHECK":
+                checks.append({"config": job.config, "impl": kv.get("impl", job.impl),
+                               "suite": kv.get("suite"), "op": kv.get("op"),
+                               "expected": kv.get("expected"), "got": kv.get("got"),
+                               "ok": kv.get("ok") == "1"})
+            else:
+                key = figure_key(job.config, kv) + (kv.get("impl", job.impl),)
+                f = figs.setdefault(key, {"values": [], "nproc": int(kv.get("nproc", 0)),
+                                          "iters": kv.get("iters"), "reps": kv.get("reps")})
+                f["values"].append(float(kv["value"]))
+        for run in runs:
+            if run["status"] not in ("ok",):
+                skips.append({"config": job.config, "impl": job.impl, "suite": job.suite,
+                              "op": "*", "reason": "%s: %s" % (run["status"],
+                                                              run.get("reason", "rc=%s" % run.get("rc")))})
+    rows = []
+    for key, f in sorted(figs.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
+        config, suite, op, size, unit, extra, impl = key
+        vals = f["values"]
+        rows.append({"config": config, "impl": impl, "suite": suite, "op": op, "size": size,
+                     "unit": unit, "extra": extra, "value": statistics.median(vals),
+                     "runs": len(vals), "run_values": vals, "nproc": f["nproc"],
+                     "iters": f["iters"], "reps": f["reps"]})
+    return rows, skips, checks
+
+
+def better_ratio(armada, peer, unit):
+    """How many times better Armada is than the peer (>1: Armada better)."""
+    if armada is None or peer is None or armada <= 0 or peer <= 0:
+        return None
+    return peer / armada if unit in TIME_UNITS else armada / peer
+
+
+def fmt(v):
+    if v is None:
+        return "—"
+    if v >= 100:
+        return "%.0f" % v
+    if v >= 1:
+        return "%.2f" % v
+    return "%.3g" % v
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["config", "impl", "suite", "op", "size", "unit", "extra", "nproc",
+                    "value", "runs", "run_values"])
+        for r in rows:
+            w.writerow([r["config"], r["impl"], r["suite"], r["op"], r["size"], r["unit"],
+                        r["extra"], r["nproc"], "%.6g" % r["value"], r["runs"],
+                        " ".join("%.6g" % v for v in r["run_values"])])
+
+
+def write_markdown(path, meta, rows, skips, checks, plots, impls):
+    idx = {}
+    for r in rows:
+        idx[(r["config"], r["suite"], r["op"], r["size"], r["unit"], r["extra"], r["impl"])] = r["value"]
+    peers = [i for i in impls if i != "armada"]
+    out = []
+    out.append("# Armada benchmark report\n")
+    out.append("Date: %s  \nMachine: %s, %s, %s cores, %s, kernel %s  \n" % (
+        meta["date"], meta["machine"]["host"], meta["machine"]["cpu"],
+        meta["machine"]["cores"], meta["machine"]["memory"], meta["machine"]["kernel"]))
+    out.append("Versions: " + ", ".join("%s %s" % kv for kv in meta["versions"].items()) + "  \n")
+    out.append("Command: `%s`  \nWall time: %.0f s\n" % (meta["command"], meta["seconds"]))
+    out.append("\nEach figure is the median of repeated runs: every program repeats its "
+               "timing loop and reports the median; runs of a program are repeated "
+               "(column `runs`) and the median taken again. Ratio = how many times better "
+               "Armada is than the peer (peer time / Armada time, or Armada rate / peer "
+               "rate): above 1 means Armada is better.\n")
+    out.append("\n## Configurations\n")
+    for c, d in meta["configs"].items():
+        out.append("- **%s**: %s\n" % (c, d))
+
+    # Issue targets.
+    out.append("\n## Issue targets\n")
+    out.append("| config | figure | Armada | peer | peer value | ratio | target | verdict |\n")
+    out.append("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+    for config in meta["configs"]:
+        for suite, op, size, unit, peer, factor in TARGETS:
+            keys = [k for k in idx if k[0] == config and k[1] == suite and k[2] == op
+                    and k[3] == size and k[4] == unit]
+            extra = keys[0][5] if keys else ""
+            a = idx.get((config, suite, op, size, unit, extra, "armada"))
+            p = idx.get((config, suite, op, size, unit, extra, peer))
+            ratio = better_ratio(a, p, unit)
+            if factor is None:
+                verdict = "measured" if a is not None else "**missing**"
+            elif ratio is None:
+                verdict = "**not measured**"
+            else:
+                verdict = "pass" if ratio >= factor else "**FAIL**"
+            out.append("| %s | %s %s B (%s) | %s | %s | %s | %s | %s | %s |\n" % (
+                config, op, size, unit, fmt(a), peer, fmt(p),
+                fmt(ratio) if ratio else "—", ("%gx" % factor) if factor else "—", verdict))
+    if checks:
+        out.append("\nCorrectness checks (final counter after fetch-and-add):\n\n")
+        out.append("| config | impl | suite | op | expected | got | ok |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+        for c in checks:
+            out.append("| %s | %s | %s | %s | %s | %s | %s |\n" % (
+                c["config"], c["impl"], c["suite"], c["op"], c["expected"], c["got"],
+                "yes" if c["ok"] else "**NO**"))
+
+    # Every figure, Armada against each peer.
+    out.append("\n## All figures\n")
+    groups = {}
+    for k in idx:
+        groups.setdefault((k[0], k[1]), set()).add(k[2:6])
+    for (config, suite) in sorted(groups):
+        out.append("\n### %s / %s\n\n" % (config, suite))
+        head = "| op | size | unit | extra | armada |" + "".join(" %s | ratio |" % p for p in peers)
+        out.append(head + "\n|" + " --- |" * (5 + 2 * len(peers)) + "\n")
+        for op, size, unit, extra in sorted(groups[(config, suite)], key=lambda t: (t[0], t[2], t[3], t[1])):
+            a = idx.get((config, suite, op, size, unit, extra, "armada"))
+            cells = ["", op, str(size), unit, extra or "", fmt(a) if a is not None else "**missing**"]
+            for p in peers:
+                v = idx.get((config, suite, op, size, unit, extra, p))
+                cells += [fmt(v), fmt(better_ratio(a, v, unit))]
+            out.append(" | ".join(cells)[1:] + " |\n")
+
+    out.append("\n## Failed or skipped\n\n")
+    if skips:
+        out.append("| config | impl | suite | op | reason |\n| --- | --- | --- | --- | --- |\n")
+        for s in skips:
+            out.append("| %s | %s | %s | %s | %s |\n" % (s["config"], s["impl"], s["suite"],
+                                                       s["op"], s["reason"]))
+    else:
+        out.append("None.\n")
+    out.append("\n## Plots\n\n")
+    if plots:
+        for p in plots:
+            out.append("![%s](%s)\n\n" % (p, p))
+    else:
+        out.append("No plots: %s\n" % meta.get("plot_note", "none produced"))
+    open(path, "w").write("".join(out))
+
+
+# ------------------------------------------------------------------ plots --
+STYLE = {"armada": ("C0", "o"), "armcimpi": ("C1", "s"), "mpi-rma": ("C2", "^"),
+         "openshmem": ("C3", "v"), "ucx": ("C4", "x")}
+
+
+def make_plots(outdir, rows):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    files = []
+
+    def select(**want):
+        return [r for r in rows if all(r.get(k) == v for k, v in want.items())]
+
+    def series_plot(fname, title, panels, xlabel, ylabel, logx=True, logy=True):
+        panels = [(t, s) for t, s in panels if s]
+        if not panels:
+            return
+        fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
+        for ax, (ptitle, series) in zip(axes[0], panels):
+            for label, pts in series:
+                pts = sorted(pts)
+                impl = label.split()[0]
+                color, marker = STYLE.get(impl, ("k", "."))
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=marker,
+                        color=color, label=label, markersize=4,
+                        linestyle="--" if "tcp" in label else "-")
+            if logx:
+                ax.set_xscale("log", base=2)
+            if logy:
+                ax.set_yscale("log")
+            ax.set_title(ptitle)
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(ylabel)
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=7)
+        fig.suptitle(title)
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, fname), dpi=90)
+        plt.close(fig)
+        files.append(fname)
+
+    configs = sorted({r["config"] for r in rows})
+    impls = sorted({r["impl"] for r in rows})
+
+    def by_impl(suite, op, unit, config, extra=None, maxsize=None, minsize=None):
+        out = []
+        for impl in impls:
+            pts = [(r["size"], r["value"]) for r in select(suite=suite, op=op, unit=unit,
+                                                          config=config, impl=impl)
+                   if (extra is None or r["extra"] == extra)
+                   and (maxsize is None or r["size"] <= maxsize)
+                   and (minsize is None or r["size"] >= minsize)]
+            if pts:
+                out.append((impl, pts))
+        return out
+
+    for c in configs:
+        series_plot("latency-%s.png" % c, "Contiguous latency (%s)" % c,
+                    [(op, by_impl("contig", op, "us", c)) for op in ("put", "get", "acc")],
+                    "bytes", "us per operation")
+        series_plot("bandwidth-%s.png" % c, "Contiguous bandwidth (%s)" % c,
+                    [(op, by_impl("contig", op, "MB/s", c)) for op in ("put", "get", "acc")],
+                    "bytes", "MB/s")
+        series_plot("accumulate-%s.png" % c, "Accumulate, small and large (%s)" % c,
+                    [("small: latency", by_impl("contig", "acc", "us", c, maxsize=1024)),
+                     ("large: bandwidth", by_impl("contig", "acc", "MB/s", c, minsize=1024))],
+                    "bytes", "us / MB/s")
+        series_plot("strided-%s.png" % c, "Strided bandwidth vs chunk size (%s)" % c,
+                    [(op, by_impl("strided", op, "MB/s", c)) for op in ("puts", "gets")],
+                    "chunk bytes", "MB/s")
+        series_plot("vector-%s.png" % c, "Vector bandwidth vs segment size (%s)" % c,
+                    [(op, by_impl("vector", op, "MB/s", c)) for op in ("putv", "getv")],
+                    "segment bytes", "MB/s")
+        series_plot("flood-%s.png" % c, "Flood bandwidth and message rate (%s)" % c,
+                    [("nbput MB/s", by_impl("flood", "nbput", "MB/s", c)),
+                     ("nbput Mmsg/s", by_impl("flood", "nbput", "Mmsg/s", c)),
+                     ("nbget MB/s", by_impl("flood", "nbget", "MB/s", c))],
+                    "bytes", "rate")
+        # Hot-spot: mean against contention level, and per-rank time.
+        for op in ("fadd", "putv"):
+            hs = [r for r in rows if r["config"] == c and r["suite"] == "hotspot" and r["op"] == op]
+            if not hs:
+                continue
+            mean_series, rank_panels = [], []
+            for impl in impls:
+                pts = []
+                for r in hs:
+                    kv = dict(x.split("=") for x in r["extra"].split(";") if "=" in x)
+                    if r["impl"] == impl and kv.get("rank") == "mean":
+                        pts.append((int(kv["level"]), r["value"]))
+                if pts:
+                    mean_series.append((impl, pts))
+                per = {}
+                for r in hs:
+                    kv = dict(x.split("=") for x in r["extra"].split(";") if "=" in x)
+                    if r["impl"] == impl and kv.get("rank", "mean") != "mean":
+                        per.setdefault(int(kv["level"]), []).append((int(kv["rank"]), r["value"]))
+                if per:
+                    rank_panels.append(("%s per rank" % impl,
+                                        [("%s %d%%" % (impl, lvl), pts) for lvl, pts in sorted(per.items())]))
+            series_plot("hotspot-%s-%s.png" % (op, c),
+                        "Hot-spot %s to rank 0 against contention (%s)" % (op, c),
+                        [("mean over ranks", mean_series)], "% of other processes hammering",
+                        "us per operation", logx=False, logy=False)
+            series_plot("hotspot-%s-ranks-%s.png" % (op, c),
+                        "Per-rank %s time to rank 0 (%s)" % (op, c), rank_panels,
+                        "rank", "us per operation", logx=False, logy=False)
+    return files
+
+
+# ------------------------------------------------------------------- main --
+def main():
+    maybe_reexec()
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="CMake build folder")
+    ap.add_argument("--default", action="store_true", help="run the default set")
+    ap.add_argument("--quick", action="store_true", help="shorter runs (smoke test)")
+    ap.add_argument("--suites", default=",".join(SUITES))
+    ap.add_argument("--impls", default=",".join(IMPLS))
+    ap.add_argument("--configs", default=",".join(CONFIGS))
+    ap.add_argument("--runs", type=int, default=0,
+                    help="launches per program (default: 3 for ops, 1 otherwise)")
+    ap.add_argument("--timeout", type=int, default=60, help="seconds per launch")
+    ap.add_argument("--budget", type=int, default=None,
+                    help="total seconds; later jobs are reported as skipped "
+                         "(default 540 with --default, else none)")
+    ap.add_argument("--out", default=None, help="report folder (default report/bench-<date>)")
+    args = ap.parse_args()
+    args.suites = [s for s in args.suites.split(",") if s]
+    args.impls = [s for s in args.impls.split(",") if s]
+    args.configs = [s for s in args.configs.split(",") if s]
+    for s in args.suites:
+        if s not in SUITES:
+            ap.error("unknown suite %s" % s)
+    for c in args.configs:
+        if c not in CONFIGS:
+            ap.error("unknown config %s" % c)
+    args.build = os.path.abspath(args.build)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    outdir = args.out or os.path.join(ROOT, "report", "bench-" + stamp)
+    os.makedirs(outdir, exist_ok=True)
+
+    jobs = default_jobs(args)
+    if args.budget is None and args.default:
+        args.budget = 540
+    t_start = time.time()
+    log("armada-bench: %d jobs, report in %s" % (len(jobs), outdir))
+    done = []
+    for i, job in enumerate(jobs, 1):
+        t0 = time.time()
+        if args.budget and t0 - t_start > args.budget:
+            runs = [{"status": "skipped", "reason": "time budget of %ds spent" % args.budget}]
+            done.append((job, [], runs))
+            log("[%3d/%d] %-40s skipped (time budget)" % (i, len(jobs), job.name()))
+            continue
+        if job.impl == "ucx":
+            records, runs = run_ucx_job(job, args)
+        else:
+            records, runs = run_mpi_job(job, args)
+        done.append((job, records, runs))
+        states = ",".join(sorted({r["status"] for r in runs})) or "none"
+        log("[%3d/%d] %-40s %6.1fs  %s, %d figures  (elapsed %.0fs)" % (
+            i, len(jobs), job.name(), time.time() - t0, states,
+            sum(1 for r in records if r["_kind"] == "RESULT"), time.time() - t_start))
+
+    rows, skips, checks = collect(done)
+    # Jobs that produced nothing at all are reported as failed figures.
+    meta = {
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:]),
+        "machine": machine(), "versions": versions(),
+        "configs": {
+            "node": "one node, shared memory; mpirun " + " ".join(MPIRUN_BASE),
+            "vnode": "virtual nodes ARMADA_PPN=1, UCX default transports; peers with --mca osc ucx",
+            "vnode-tcp": "virtual nodes ARMADA_PPN=1 with UCX_TLS=tcp,self; peers with --mca osc ucx -x UCX_TLS=tcp,self",
+        },
+        "suites": args.suites, "impls": args.impls,
+        "jobs": [{"config": j.config, "impl": j.impl, "suite": j.suite, "np": j.np,
+                  "args": j.args, "runs": runs} for j, _, runs in done],
+    }
+    meta["configs"] = {k: v for k, v in meta["configs"].items() if k in args.configs}
+    plots = []
+    if have_matplotlib():
+        try:
+            plots = make_plots(outdir, rows)
+        except Exception as e:  # a plot failure must not lose the figures
+            meta["plot_note"] = "plotting failed: %s" % e
+    else:
+        meta["plot_note"] = "matplotlib not available"
+    meta["seconds"] = time.time() - t_start
+    with open(os.path.join(outdir, "results.json"), "w") as fh:
+        json.dump({"meta": meta, "figures": rows, "skipped": skips, "checks": checks},
+                  fh, indent=1)
+    write_csv(os.path.join(outdir, "results.csv"), rows)
+    write_markdown(os.path.join(outdir, "report.md"), meta, rows, skips, checks, plots,
+                   args.impls)
+    log("armada-bench: done in %.0fs: %d figures, %d failed/skipped, report %s" % (
+        meta["seconds"], len(rows), len(skips), os.path.join(outdir, "report.md")))
+    bad = [c for c in checks if not c["ok"]]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
