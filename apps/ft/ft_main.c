@@ -215,10 +215,18 @@ static int run_ft(const ft_opts *o, int me, int np)
         goto out_arrays;
     }
     m.uy0 = m.y0ptr[me];
+    /* Estimated plans are always made for unaligned data: FFTW's estimate
+     * picks different (and here 2-3x slower) strided plans when it may use
+     * aligned SIMD, so the plan, and the time, would depend on the address
+     * alignment an ARMCI implementation happens to return (ARMCI-MPI returns
+     * 8-byte aligned blocks, Armada page-aligned ones).  Measured plans test
+     * the arrays they get. */
     unsigned flags = o->plan_flags;
-    if (fftw_alignment_of((double *)m.zptr[0][me]) ||
-        fftw_alignment_of((double *)m.zptr[1][me]) ||
-        fftw_alignment_of((double *)m.y0ptr[me]) || fftw_alignment_of((double *)m.uy1))
+    if (flags == FFTW_ESTIMATE)
+        flags |= FFTW_UNALIGNED;
+    else if (fftw_alignment_of((double *)m.zptr[0][me]) ||
+             fftw_alignment_of((double *)m.zptr[1][me]) ||
+             fftw_alignment_of((double *)m.y0ptr[me]) || fftw_alignment_of((double *)m.uy1))
         flags |= FFTW_UNALIGNED;
     if (ft_plans_create(&pl, cls, np, m.zptr[0][me], m.uy1, flags) != 0) {
         fprintf(stderr, "armada-ft: FFTW planning failed\n");

@@ -8,33 +8,33 @@
 #include "core/arm_ops.h"
 
 /* ---- contiguous ------------------------------------------------------------- */
-static inline void contig_args(const char *call, const void *src, const void *dst, int bytes,
-                               int proc)
+static inline void contig_args(const char *call, const char *count_arg, const void *src,
+                               const void *dst, int bytes, int proc)
 {
     api_init(call);
     api_proc(call, proc);
-    api_count(call, "bytes", bytes);
+    api_count(call, count_arg, bytes);
     api_ptr(call, "src", src, bytes);
     api_ptr(call, "dst", dst, bytes);
 }
 
 int PARMCI_Put(void *src, void *dst, int size, int target)
 {
-    contig_args("ARMCI_Put", src, dst, size, target);
+    contig_args("ARMCI_Put", "size", src, dst, size, target);
     arm_op_put("ARMCI_Put", src, dst, (size_t)size, target);
     return 0;
 }
 
 int PARMCI_Get(void *src, void *dst, int size, int target)
 {
-    contig_args("ARMCI_Get", src, dst, size, target);
+    contig_args("ARMCI_Get", "size", src, dst, size, target);
     arm_op_get("ARMCI_Get", src, dst, (size_t)size, target);
     return 0;
 }
 
 int PARMCI_Acc(int datatype, void *scale, void *src, void *dst, int bytes, int proc)
 {
-    contig_args("ARMCI_Acc", src, dst, bytes, proc);
+    contig_args("ARMCI_Acc", "bytes", src, dst, bytes, proc);
     api_acc_type("ARMCI_Acc", datatype, scale);
     arm_op_acc("ARMCI_Acc", datatype, scale, src, dst, (size_t)bytes, proc);
     return 0;
@@ -92,7 +92,7 @@ int PARMCI_AccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[],
 
 int PARMCI_Put_flag(void *src, void *dst, int size, int *flag, int value, int proc)
 {
-    contig_args("ARMCI_Put_flag", src, dst, size, proc);
+    contig_args("ARMCI_Put_flag", "size", src, dst, size, proc);
     api_ptr("ARMCI_Put_flag", "flag", flag, 1);
     arm_op_put("ARMCI_Put_flag", src, dst, (size_t)size, proc);
     arm_op_put_flag("ARMCI_Put_flag", flag, value, proc);
@@ -181,7 +181,7 @@ int PARMCI_AccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int p
 #define VALUE_PUT(NAME, T)                                                   \
     int PARMCI_PutValue##NAME(T src, void *dst, int proc)                    \
     {                                                                        \
-        contig_args("ARMCI_PutValue" #NAME, &src, dst, (int)sizeof(T), proc); \
+        contig_args("ARMCI_PutValue" #NAME, "src", &src, dst, (int)sizeof(T), proc); \
         arm_op_put("ARMCI_PutValue" #NAME, &src, dst, sizeof(T), proc);      \
         return 0;                                                            \
     }                                                                        \
@@ -194,7 +194,7 @@ int PARMCI_AccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int p
     T PARMCI_GetValue##NAME(void *src, int proc)                             \
     {                                                                        \
         T v;                                                                 \
-        contig_args("ARMCI_GetValue" #NAME, src, &v, (int)sizeof(T), proc);  \
+        contig_args("ARMCI_GetValue" #NAME, "src", src, &v, (int)sizeof(T), proc);  \
         arm_op_get("ARMCI_GetValue" #NAME, src, &v, sizeof(T), proc);        \
         return v;                                                            \
     }

@@ -263,14 +263,16 @@ static int batch_mutex(const char *call, armcix_mutex_hdl_t hdl, int mutex, int 
     api_init(call);
     if (!hdl)
         arm_fatal(call, "argument 'hdl' is NULL");
-    if (proc < 0 || proc >= b->pub.grp.size)
-        arm_fatal(call, "argument 'proc' = %d is not a rank of the mutex group (0..%d)", proc,
-                  b->pub.grp.size - 1);
-    if (mutex < 0 || mutex >= b->counts[proc])
+    /* proc is a world rank, as in ARMCI-MPI. */
+    api_proc(call, proc);
+    int g = b->pub.grp.abs_to_grp[proc];
+    if (g < 0)
+        arm_fatal(call, "argument 'proc' = %d is not a member of the mutex group", proc);
+    if (mutex < 0 || mutex >= b->counts[g])
         arm_fatal(call, "argument 'mutex' = %d is out of range: rank %d created %d mutexes",
-                  mutex, proc, b->counts[proc]);
-    return arm_op_mutex_at(call, b->pub.bases[proc] + (size_t)mutex * sizeof(arm_shm_mutex_t),
-                           b->pub.grp.grp_to_abs[proc], action);
+                  mutex, proc, b->counts[g]);
+    return arm_op_mutex_at(call, b->pub.bases[g] + (size_t)mutex * sizeof(arm_shm_mutex_t),
+                           proc, action);
 }
 
 void ARMCIX_Lock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)

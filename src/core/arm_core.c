@@ -88,6 +88,8 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
     if (!c->index)
         return ARM_ERR_NO_MEMORY;
     c->job = make_job_id(c->world);
+    if (c->local_index[c->me] == 0)
+        arm_shm_sweep_stale();
     c->next_alloc_id = 1;
     st = ctl_init(c);
     if (st != ARM_OK)

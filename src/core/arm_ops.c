@@ -232,6 +232,8 @@ int arm_op_mutex_at(const char *call, void *addr, int proc, int action)
     if (!s->local) {
         if (action == ARM_MUTEX_UNLOCK)
             arm_remote_unlock(call, s, (uintptr_t)m, proc);
+        else if (action == ARM_MUTEX_TRYLOCK)
+            return arm_remote_trylock(call, s, (uintptr_t)m, proc);
         else
             arm_remote_lock(call, s, (uintptr_t)m, proc);
         return 1;

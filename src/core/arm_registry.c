@@ -109,10 +109,10 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
     MPI_Comm_rank(ncomm, &nrank);
     MPI_Comm_size(ncomm, &nsize);
     uint64_t *nlen = malloc((size_t)nsize * sizeof *nlen);
-    int *nworld = malloc((size_t)nsize * sizeof *nworld);
-    if (!nlen || !nworld) {
+    int *npid = malloc((size_t)nsize * sizeof *npid);
+    if (!nlen || !npid) {
         free(nlen);
-        free(nworld);
+        free(npid);
         MPI_Comm_free(&ncomm);
         free(info);
         free(a->members);
@@ -121,7 +121,8 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
     }
     uint64_t mylen = bytes;
     MPI_Allgather(&mylen, 1, MPI_UINT64_T, nlen, 1, MPI_UINT64_T, ncomm);
-    MPI_Allgather(&c->me, 1, MPI_INT, nworld, 1, MPI_INT, ncomm);
+    int mypid = (int)getpid();
+    MPI_Allgather(&mypid, 1, MPI_INT, npid, 1, MPI_INT, ncomm);
     size_t total = 0, myoff = 0;
     for (int i = 0; i < nsize; i++) {
         if (i == nrank)
@@ -134,7 +135,7 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
     arm_status_t st = ARM_OK;
     if (total > 0) {
         char name[ARM_SHM_NAME_MAX];
-        arm_shm_make_name(name, sizeof name, c->job, nworld[0], (unsigned long)id);
+        arm_shm_make_name(name, sizeof name, c->job, npid[0], (unsigned long)id);
         int ok = 1;
         if (nrank == 0)
             ok = arm_shm_create(name, total, &a->seg) == ARM_OK;
@@ -157,7 +158,7 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
             c->shm_bytes += total;
     }
     free(nlen);
-    free(nworld);
+    free(npid);
     MPI_Comm_free(&ncomm);
 
     int all_ok = st == ARM_OK;

@@ -40,6 +40,8 @@ void arm_remote_vector(const char *call, int op, int type, const void *scale,
 long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t addr,
                     long value, long compare, int proc);
 void arm_remote_lock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc);
+/* Returns 1 when the mutex was taken, 0 when it is held. */
+int arm_remote_trylock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc);
 void arm_remote_unlock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc);
 void arm_remote_fence(int proc);
 void arm_remote_fence_all(void);

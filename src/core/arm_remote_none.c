@@ -42,6 +42,8 @@ long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t ad
 { unsupported(call, proc); }
 void arm_remote_lock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc)
 { unsupported(call, proc); }
+int arm_remote_trylock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc)
+{ unsupported(call, proc); }
 void arm_remote_unlock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc)
 { unsupported(call, proc); }
 void arm_remote_fence(int proc) { (void)proc; }

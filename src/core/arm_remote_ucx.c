@@ -883,8 +883,8 @@ long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t ad
     return (long)o->value;
 }
 
-static void mutex_request(const char *call, int kind, const arm_slice_t *s, uintptr_t addr,
-                          int proc)
+static int mutex_request(const char *call, int kind, const arm_slice_t *s, uintptr_t addr,
+                         int proc)
 {
     int node = arm_core.node_of[proc];
     if (R.rma_dirty[node])
@@ -893,14 +893,20 @@ static void mutex_request(const char *call, int kind, const arm_slice_t *s, uint
     o->req.op = (uint8_t)kind;
     o->req.target = proc;
     o->req.raddr = s->raddr + (addr - s->base);
-    if (kind == ARM_SRV_LOCK) {
-        op_send(call, o, NULL, 0, 1, 0);
-        op_finish(call, o);
-        COUNT(ARMADA_OP_LOCK, ARMADA_PATH_SERVER, 0);
-    } else {
+    if (kind == ARM_SRV_UNLOCK) {
         op_send(call, o, NULL, 0, 0, 1);
         mark_dirty(node, R.srv_dirty);
+        return 1;
     }
+    op_send(call, o, NULL, 0, 1, 0);
+    op_finish(call, o);
+    COUNT(ARMADA_OP_LOCK, ARMADA_PATH_SERVER, 0);
+    return kind == ARM_SRV_LOCK ? 1 : (int)o->value;
+}
+
+int arm_remote_trylock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc)
+{
+    return mutex_request(call, ARM_SRV_TRYLOCK, s, addr, proc);
 }
 
 void arm_remote_lock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc)

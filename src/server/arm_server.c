@@ -346,6 +346,12 @@ static int serve(struct arm_server *s, srv_slot_t *sl)
             return 0;
         reply(sl, 0, ARM_OK, NULL, 0, 0);
         break;
+    case ARM_SRV_TRYLOCK:
+        if (!(p = addr_of(s, r, r->raddr, sizeof(arm_shm_mutex_t))))
+            reply(sl, 0, ARM_ERR_INVALID_ARG, NULL, 0, 0);
+        else
+            reply(sl, arm_shm_mutex_trylock((arm_shm_mutex_t *)(void *)p), ARM_OK, NULL, 0, 0);
+        break;
     case ARM_SRV_UNLOCK:
         if ((p = addr_of(s, r, r->raddr, sizeof(arm_shm_mutex_t))))
             arm_shm_mutex_unlock((arm_shm_mutex_t *)(void *)p);

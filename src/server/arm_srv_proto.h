@@ -31,7 +31,8 @@ typedef enum arm_srv_op {
     ARM_SRV_UNLOCK,       /* release the mutex word at raddr                 */
     ARM_SRV_FENCE,        /* reply once every earlier request is served      */
     ARM_SRV_REG,          /* map + register a node segment; reply rkey       */
-    ARM_SRV_UNREG         /* deregister + unmap the segment at raddr         */
+    ARM_SRV_UNREG,        /* deregister + unmap the segment at raddr         */
+    ARM_SRV_TRYLOCK       /* reply value 1 if the mutex was taken, 0 if held */
 } arm_srv_op_t;
 
 typedef enum arm_srv_rmw_op {

@@ -1,7 +1,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "shm/arm_shm_seg.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,10 +12,37 @@
 #include <unistd.h>
 #include "util/arm_log.h"
 
-void arm_shm_make_name(char *name, size_t len, unsigned long long job, int owner,
+void arm_shm_make_name(char *name, size_t len, unsigned long long job, int pid,
                        unsigned long serial)
 {
-    snprintf(name, len, "/armada-%llx-%d-%lu", job, owner, serial);
+    snprintf(name, len, "/armada-%llx-%d-%lu", job, pid, serial);
+}
+
+int arm_shm_sweep_stale(void)
+{
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return 0;
+    int removed = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        unsigned long long job;
+        int pid;
+        unsigned long serial;
+        if (strncmp(e->d_name, "armada-", 7) != 0 ||
+            sscanf(e->d_name, "armada-%llx-%d-%lu", &job, &pid, &serial) != 3 || pid <= 0)
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char name[300];
+        snprintf(name, sizeof name, "/%s", e->d_name);
+        if (shm_unlink(name) == 0) {
+            removed++;
+            arm_log(ARM_LOG_INFO, "shm", "removed %s left by a process that is gone", name);
+        }
+    }
+    closedir(d);
+    return removed;
 }
 
 static arm_status_t map_fd(int fd, const char *name, size_t len, arm_shm_seg_t *out)

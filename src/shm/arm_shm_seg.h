@@ -16,9 +16,14 @@ typedef struct arm_shm_seg {
     char   name[ARM_SHM_NAME_MAX];
 } arm_shm_seg_t;
 
-/* Writes "/armada-<job>-<owner>-<serial>" into name. */
-void arm_shm_make_name(char *name, size_t len, unsigned long long job, int owner,
+/* Writes "/armada-<job>-<pid>-<serial>" into name: pid is the creating
+ * process, so a segment whose creator is gone can be recognised. */
+void arm_shm_make_name(char *name, size_t len, unsigned long long job, int pid,
                        unsigned long serial);
+/* Crash clean-up: removes every /dev/shm/armada-* segment whose creating
+ * process no longer exists (left only if a job died in the instant between
+ * creating a segment and unlinking it). Returns how many were removed. */
+int arm_shm_sweep_stale(void);
 arm_status_t arm_shm_create(const char *name, size_t len, arm_shm_seg_t *out);
 arm_status_t arm_shm_attach(const char *name, size_t len, arm_shm_seg_t *out);
 /* Removes the name; mappings stay valid. ENOENT is not an error. */
