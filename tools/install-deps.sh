@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, whatever Armada needs that is missing.
 set -eu
-pkgs="build-essential cmake pkg-config openmpi-bin libopenmpi-dev libucx-dev ucx-utils
+pkgs="build-essential make cmake pkg-config gdb openmpi-bin libopenmpi-dev libucx-dev ucx-utils
       libarmci-mpi-dev libglobalarrays-dev libscalapack-openmpi-dev liblapack-dev
       libblas-dev gfortran libfftw3-dev python3 python3-matplotlib"
 missing=""

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Armada's front door. On a fresh Debian machine it installs what is missing
+# (Debian packages only), builds, and then:
+#   bash armada.sh demo   the showcase: armada-demo on one node and on two virtual nodes
+#   bash armada.sh test   every test: the normal build, then the ASan/UBSan build
+#   bash armada.sh bench  the benchmark report (report/bench-<date>/)
+set -eu
+cd "$(dirname "$0")"
+cmd=${1:-demo}
+bash tools/install-deps.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+
+build() {  # build DIR [cmake args...]
+  local dir=$1; shift
+  cmake -S . -B "$dir" "$@" >/dev/null
+  cmake --build "$dir" -j "$jobs"
+}
+
+case "$cmd" in
+  demo)
+    build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    bash tools/demo.sh build ;;
+  test)
+    build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    (cd build && ctest --output-on-failure -j "$jobs" --timeout 600)
+    build build-asan -DCMAKE_BUILD_TYPE=Debug -DARMADA_SANITIZE=ON \
+          -DARMADA_BUILD_BENCH=OFF
+    (cd build-asan && ctest --output-on-failure -j "$jobs" --timeout 900 -LE nosan) ;;
+  bench)
+    build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    python3 tools/bench/armada_bench.py --build build --default ;;
+  *)
+    echo "usage: bash armada.sh demo|test|bench" >&2; exit 2 ;;
+esac
