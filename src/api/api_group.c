@@ -14,15 +14,42 @@ static struct {
     ARMCI_Group deflt;
 } groups;
 
+/* The two rank maps of a group live in one block behind a list node, so that
+ * ARMCI_Finalize can release the maps of groups the program never freed
+ * (Global Arrays, for one, keeps its world group to the end). */
+typedef struct group_maps {
+    struct group_maps *prev, *next;
+} group_maps_t;
+
+static group_maps_t *live_maps;
+
 static void fill_maps(ARMCI_Group *g)
 {
-    int n = arm_core.nproc;
-    g->abs_to_grp = malloc((size_t)n * sizeof(int));
-    g->grp_to_abs = malloc((size_t)(g->size > 0 ? g->size : 1) * sizeof(int));
-    if (!g->abs_to_grp || !g->grp_to_abs)
+    int n = arm_core.nproc, gs = g->size > 0 ? g->size : 1;
+    group_maps_t *m = malloc(sizeof *m + ((size_t)n + (size_t)gs) * sizeof(int));
+    if (!m)
         arm_fatal("ARMCI_Group_create", "out of memory on rank %d", arm_core.me);
+    m->prev = NULL;
+    m->next = live_maps;
+    if (live_maps)
+        live_maps->prev = m;
+    live_maps = m;
+    g->abs_to_grp = (int *)(void *)(m + 1);
+    g->grp_to_abs = g->abs_to_grp + n;
     for (int r = 0; r < n; r++)
         g->abs_to_grp[r] = -1;
+}
+
+static void release_maps(int *abs_to_grp)
+{
+    group_maps_t *m = (group_maps_t *)(void *)abs_to_grp - 1;
+    if (m->prev)
+        m->prev->next = m->next;
+    else
+        live_maps = m->next;
+    if (m->next)
+        m->next->prev = m->prev;
+    free(m);
 }
 
 /* Group ranks of comm translated to world ranks. */
@@ -57,8 +84,8 @@ void armada_api_groups_init(void)
 
 void armada_api_groups_fini(void)
 {
-    free(groups.world.grp_to_abs);
-    free(groups.world.abs_to_grp);
+    while (live_maps)
+        release_maps((int *)(void *)(live_maps + 1));
     memset(&groups, 0, sizeof groups);
 }
 
@@ -118,10 +145,8 @@ void ARMCI_Group_free(ARMCI_Group *group)
     check_group("ARMCI_Group_free", group);
     if (group->comm != MPI_COMM_NULL && group->comm != arm_core.world)
         MPI_Comm_free(&group->comm);
-    if (group->grp_to_abs != groups.world.grp_to_abs) {
-        free(group->grp_to_abs);
-        free(group->abs_to_grp);
-    }
+    if (group->abs_to_grp && group->abs_to_grp != groups.world.abs_to_grp)
+        release_maps(group->abs_to_grp);
     group->grp_to_abs = group->abs_to_grp = NULL;
     group->comm = MPI_COMM_NULL;
     group->rank = -1;

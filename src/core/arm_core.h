@@ -106,7 +106,7 @@ static inline arm_slice_t *arm_reg_lookup(int proc, uintptr_t addr, size_t len)
     if (ix->n == 0)
         return NULL;
     s = &ix->slices[ix->last];
-    if (addr >= s->base && addr - s->base + len <= s->len)
+    if (addr >= s->base && addr - s->base < s->len && addr - s->base + len <= s->len)
         return s;
     int lo = 0, hi = ix->n - 1;
     while (lo <= hi) {

@@ -21,6 +21,8 @@ static inline char *local_addr(const arm_slice_t *s, uintptr_t addr)
 
 void arm_op_put(const char *call, const void *src, void *dst, size_t n, int proc)
 {
+    if (n == 0)
+        return;
     arm_slice_t *s = arm_reg_translate(call, "dst", proc, dst, n);
     if (s->local) {
         memcpy(local_addr(s, (uintptr_t)dst), src, n);
@@ -32,6 +34,8 @@ void arm_op_put(const char *call, const void *src, void *dst, size_t n, int proc
 
 void arm_op_get(const char *call, const void *src, void *dst, size_t n, int proc)
 {
+    if (n == 0)
+        return;
     arm_slice_t *s = arm_reg_translate(call, "src", proc, src, n);
     if (s->local) {
         memcpy(dst, local_addr(s, (uintptr_t)src), n);
@@ -44,6 +48,8 @@ void arm_op_get(const char *call, const void *src, void *dst, size_t n, int proc
 void arm_op_acc(const char *call, int type, const void *scale, const void *src, void *dst,
                 size_t n, int proc)
 {
+    if (n == 0)
+        return;
     arm_slice_t *s = arm_reg_translate(call, "dst", proc, dst, n);
     if (s->local) {
         arm_shm_mutex_t *lock = &arm_core.ctl[proc]->acc_lock;

@@ -61,6 +61,7 @@ static struct {
     arm_net_t *net;
     arm_net_worker_t *w;
     arm_server_t *server;
+    arm_shm_mutex_t **acc_locks; /* rank -> accumulate lock, for the server */
     int rma_native, amo_native;
     int use_rma, use_amo;
     char tls[128];
@@ -313,7 +314,7 @@ arm_status_t arm_remote_init(arm_core_t *c)
     if (st != ARM_OK)
         return st;
     if (arm_net_is_leader(R.net)) {
-        arm_shm_mutex_t **locks = calloc((size_t)c->nproc, sizeof *locks);
+        arm_shm_mutex_t **locks = R.acc_locks = calloc((size_t)c->nproc, sizeof *locks);
         if (!locks)
             return ARM_ERR_NO_MEMORY;
         for (int r = 0; r < c->nproc; r++)
@@ -375,6 +376,7 @@ void arm_remote_finalize(arm_core_t *c)
     arm_net_finalize(R.net);
     arm_server_free(R.server);
     R.server = NULL;
+    free(R.acc_locks);
     for (int i = 0; i < OP_POOL; i++) {
         free(R.ops[i].buf);
         free(R.ops[i].tab);

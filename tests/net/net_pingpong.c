@@ -453,6 +453,10 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("%s: %d failure(s), finalize %.3f s\n", all_fail ? "FAILED" : "PASSED", all_fail,
                tfin);
+    free(node_of);
+    free(leader);
+    free(kbuf);
+    free(kall);
     MPI_Finalize();
     return all_fail ? 1 : 0;
 }
