@@ -80,6 +80,14 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
     arm_log_set_level((arm_log_level_t)arm_config.log_level);
     if (arm_config.ppn < 0)
         arm_fatal(call, "setting ARMADA_PPN=%ld must be 0 or positive", arm_config.ppn);
+    if (arm_config.server_slots < 1 || arm_config.server_slots > 4096)
+        arm_fatal(call, "setting ARMADA_SERVER_SLOTS=%ld must be 1..4096",
+                  arm_config.server_slots);
+    if (arm_config.slot_size < 1024 || arm_config.slot_size > (1L << 30))
+        arm_fatal(call, "setting ARMADA_SLOT_SIZE=%ld must be 1k..1g", arm_config.slot_size);
+    if (arm_config.poll_spins < 0 || arm_config.pipeline_depth < 1 || arm_config.peer_timeout < 1)
+        arm_fatal(call, "settings ARMADA_POLL_SPINS (>= 0), ARMADA_PIPELINE_DEPTH and "
+                  "ARMADA_PEER_TIMEOUT (>= 1) are out of range");
 
     arm_status_t st = arm_procmap_init(c, arm_config.ppn);
     if (st != ARM_OK)

@@ -8,6 +8,7 @@
  * strided, vector, mutexes and fences always go to the server. Requests
  * carry at most one slot's payload; bigger transfers are pipelined in
  * slot-size chunks, as many in flight as the client holds credits. */
+#define _POSIX_C_SOURCE 200809L
 #include "arm_build_config.h"
 #if ARMADA_HAVE_UCX
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "util/arm_config.h"
 #include "util/arm_log.h"
 #include "util/arm_strided.h"
+#include "util/arm_timer.h"
 
 #define OP_POOL 32
 
@@ -67,6 +69,7 @@ static struct {
     char tls[128];
     size_t slot_size;
     int spins;
+    int depth;                  /* chunks of one transfer in flight (<= OP_POOL / 2) */
     int *credits;               /* node -> credits held                     */
     unsigned char *srv_dirty;   /* node -> writes sent since the last fence */
     unsigned char *rma_dirty;   /* node -> RMA writes not flushed           */
@@ -85,9 +88,10 @@ static struct {
 /* ---- progress and waiting ---------------------------------------------------- */
 /* Progresses the client worker until *flag is set (or cond holds), polling a
  * while and then sleeping on the worker's event descriptor. */
-static void wait_flag(const volatile int *flag)
+static void wait_flag(const volatile int *flag, const char *call, int node, int bounded)
 {
     int idle = 0;
+    double start = 0.0;
     while (!*flag) {
         if (arm_net_progress(R.w)) {
             idle = 0;
@@ -97,6 +101,17 @@ static void wait_flag(const volatile int *flag)
             continue;
         arm_net_wait(R.w, 100);
         idle = 0;
+        /* A server answers within milliseconds unless its process is gone
+         * (a lock may legitimately wait longer, so it is not bounded). */
+        if (bounded) {
+            double now = arm_time_now();
+            if (start == 0.0)
+                start = now;
+            else if (now - start > (double)arm_config.peer_timeout)
+                arm_fatal(call, "no answer from the server of node %d (rank %d) for %ld s: "
+                          "that process is probably gone; aborting the job", node,
+                          arm_core.node_leader[node], arm_config.peer_timeout);
+        }
     }
 }
 
@@ -173,10 +188,14 @@ static void op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_
     if (!ep)
         arm_fatal(call, "no connection to the server of node %d", op->node);
     arm_net_comp_init(&op->send, send_done, op);
-    arm_status_t st = iovcnt
+    /* One buffer goes as a contiguous send (UCX's short and copy protocols);
+     * only a table plus data needs the gather of an iov. */
+    arm_status_t st = iovcnt > 1
         ? arm_net_am_sendv(ep, ARM_SRV_AM_REQ, &op->req, sizeof op->req, op->iov, iovcnt, 0,
                            &op->send)
-        : arm_net_am_send(ep, ARM_SRV_AM_REQ, &op->req, sizeof op->req, NULL, 0, 0, &op->send);
+        : arm_net_am_send(ep, ARM_SRV_AM_REQ, &op->req, sizeof op->req,
+                          iovcnt ? op->iov[0].buf : NULL, iovcnt ? op->iov[0].len : 0, 0,
+                          &op->send);
     if (st != ARM_OK && st != ARM_INPROGRESS)
         arm_fatal(call, "sending a request to node %d failed: %s", op->node,
                   arm_status_str(st));
@@ -189,7 +208,7 @@ static void op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_
 /* Waits for op's reply (and local completion), returns it to the pool. */
 static void op_finish(const char *call, rop_t *op)
 {
-    wait_flag(&op->replied);
+    wait_flag(&op->replied, call, op->node, op->req.op != ARM_SRV_LOCK);
     while (op->send.pending)
         progress_once();
     if (op->status != ARM_OK)
@@ -290,6 +309,7 @@ arm_status_t arm_remote_init(arm_core_t *c)
     if (R.slot_size < 1024)
         R.slot_size = 1024;
     R.spins = (int)arm_config.poll_spins;
+    R.depth = arm_config.pipeline_depth < OP_POOL / 2 ? (int)arm_config.pipeline_depth : OP_POOL / 2;
     R.credits = calloc((size_t)c->nnodes, sizeof *R.credits);
     R.srv_dirty = calloc((size_t)c->nnodes, 1);
     R.rma_dirty = calloc((size_t)c->nnodes, 1);
@@ -603,7 +623,7 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
             memcpy(op->buf, (const char *)src + off, len);
         op_send(call, op, &iov, 1, 0, copy);
         if (!copy) {
-            if (nwait == OP_POOL / 2) {
+            if (nwait == R.depth) {
                 for (int i = 0; i < nwait; i++) {
                     while (wait_list[i]->send.pending)
                         progress_once();
@@ -663,7 +683,7 @@ typedef struct seg_builder {
     size_t elem;
     const void *scale;
     rop_t *cur;
-    rop_t *gets[OP_POOL];
+    rop_t *gets[OP_POOL / 2];
     int ngets;
     size_t bytes;
 } seg_builder_t;
@@ -681,7 +701,7 @@ static void sb_flush(seg_builder_t *b)
         op->req.len = (uint32_t)tab_bytes;
         op_send(b->call, op, &iov, 1, 1, 0);
         b->gets[b->ngets++] = op;
-        if (b->ngets == OP_POOL / 2) {
+        if (b->ngets == R.depth) {
             for (int i = 0; i < b->ngets; i++)
                 op_finish(b->call, b->gets[i]);
             b->ngets = 0;

@@ -19,7 +19,6 @@ typedef struct srv_client srv_client_t;
 typedef struct srv_slot {
     arm_srv_req_t  req;
     arm_srv_rep_t  rep;
-    arm_net_iov_t  iov1;       /* one-piece reply payload, alive until sent */
     int            state;
     int            idx;
     char          *dptr;       /* payload: in data[], or UCX's eager buffer */
@@ -211,17 +210,14 @@ static void reply(srv_slot_t *sl, int64_t value, arm_status_t status, const arm_
     sl->rep.credits = cl->unreturned;
     cl->unreturned = 0;
     sl->state = SLOT_REPLYING;
-    if (iovcnt == 1) {
-        sl->iov1 = iov[0];
-        iov = &sl->iov1;
-    }
     arm_net_comp_init(&sl->comp, reply_sent, sl);
     arm_status_t st = ARM_ERR_TRANSPORT;
-    if (ep && iovcnt)
+    if (ep && iovcnt > 1)
         st = arm_net_am_sendv(ep, ARM_SRV_AM_REP, &sl->rep, sizeof sl->rep, iov, iovcnt, 0,
                               &sl->comp);
     else if (ep)
-        st = arm_net_am_send(ep, ARM_SRV_AM_REP, &sl->rep, sizeof sl->rep, NULL, 0, 0,
+        st = arm_net_am_send(ep, ARM_SRV_AM_REP, &sl->rep, sizeof sl->rep,
+                             iovcnt ? iov[0].buf : NULL, iovcnt ? iov[0].len : 0, 0,
                              &sl->comp);
     if (st == ARM_INPROGRESS)
         return;

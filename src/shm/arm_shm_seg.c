@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "util/arm_log.h"
 
@@ -36,6 +37,13 @@ int arm_shm_sweep_stale(void)
             continue;
         char name[300];
         snprintf(name, sizeof name, "/%s", e->d_name);
+        /* A name lives only milliseconds in a healthy job; one younger than
+         * this may belong to a job in another pid namespace sharing /dev/shm. */
+        struct stat sb;
+        char path[320];
+        snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
+        if (stat(path, &sb) != 0 || time(NULL) - sb.st_mtime < 10)
+            continue;
         if (shm_unlink(name) == 0) {
             removed++;
             arm_log(ARM_LOG_INFO, "shm", "removed %s left by a process that is gone", name);
@@ -63,8 +71,10 @@ arm_status_t arm_shm_create(const char *name, size_t len, arm_shm_seg_t *out)
 {
     int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0) {
+        if (errno == EEXIST)
+            return ARM_ERR_EXISTS;   /* the caller decides whether that is an error */
         arm_log(ARM_LOG_ERROR, "shm", "shm_open(%s) failed: %s", name, strerror(errno));
-        return errno == EEXIST ? ARM_ERR_EXISTS : ARM_ERR_SYSTEM;
+        return ARM_ERR_SYSTEM;
     }
     arm_status_t st = ARM_OK;
     if (ftruncate(fd, (off_t)len) != 0) {

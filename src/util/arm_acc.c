@@ -40,11 +40,23 @@ size_t arm_acc_scale_size(int type)
         }                                                          \
     } while (0)
 
+/* Integer accumulates wrap around on overflow (two's complement), computed
+ * in unsigned arithmetic so that overflow is defined behaviour. */
+#define ACC_INT(T, UT, scale, dst, src, bytes)                     \
+    do {                                                           \
+        UT s_ = (UT)*(const T *)(scale);                           \
+        T *d_ = (T *)(dst);                                        \
+        const T *x_ = (const T *)(src);                            \
+        size_t n_ = (bytes) / sizeof(T);                           \
+        for (size_t i_ = 0; i_ < n_; i_++)                         \
+            d_[i_] = (T)((UT)d_[i_] + s_ * (UT)x_[i_]);            \
+    } while (0)
+
 void arm_acc_apply(int type, const void *scale, void *dst, const void *src, size_t bytes)
 {
     switch (type) {
-    case ARM_ACC_INT: ACC_REAL(int, scale, dst, src, bytes); break;
-    case ARM_ACC_LNG: ACC_REAL(long, scale, dst, src, bytes); break;
+    case ARM_ACC_INT: ACC_INT(int, unsigned int, scale, dst, src, bytes); break;
+    case ARM_ACC_LNG: ACC_INT(long, unsigned long, scale, dst, src, bytes); break;
     case ARM_ACC_FLT: ACC_REAL(float, scale, dst, src, bytes); break;
     case ARM_ACC_DBL: ACC_REAL(double, scale, dst, src, bytes); break;
     case ARM_ACC_CPL: ACC_CPLX(float, scale, dst, src, bytes); break;

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <strings.h>
 #include "util/arm_log.h"
 
 extern char **environ;
@@ -81,11 +83,11 @@ arm_status_t arm_config_parse(arm_cfg_type_t type, const char *choices, const ch
     long v;
     switch (type) {
     case ARM_CFG_BOOL:
-        if (!strcmp(text, "1") || !strcmp(text, "yes") || !strcmp(text, "true") ||
-            !strcmp(text, "on"))
+        if (!strcmp(text, "1") || !strcasecmp(text, "yes") || !strcasecmp(text, "true") ||
+            !strcasecmp(text, "on"))
             v = 1;
-        else if (!strcmp(text, "0") || !strcmp(text, "no") || !strcmp(text, "false") ||
-                 !strcmp(text, "off"))
+        else if (!strcmp(text, "0") || !strcasecmp(text, "no") || !strcasecmp(text, "false") ||
+                 !strcasecmp(text, "off"))
             v = 0;
         else
             return ARM_ERR_INVALID_ARG;
@@ -93,7 +95,7 @@ arm_status_t arm_config_parse(arm_cfg_type_t type, const char *choices, const ch
     case ARM_CFG_INT:
         errno = 0;
         v = strtol(text, &end, 10);
-        if (errno || end == text || *end != '\0')
+        if (errno || end == text || *end != '\0' || v < INT_MIN || v > INT_MAX)
             return ARM_ERR_INVALID_ARG;
         break;
     case ARM_CFG_SIZE: {
@@ -139,9 +141,10 @@ static int is_known(const char *name, size_t len)
 arm_status_t arm_config_load(int warn, int *unknown, char *err, size_t errlen)
 {
     int n_unknown = 0;
+    arm_config_t next;   /* committed only when every setting parsed */
     for (size_t i = 0; i < CFG_COUNT; i++) {
         const arm_cfg_entry_t *e = &cfg_entries[i];
-        long *slot = (long *)((char *)&arm_config + e->offset);
+        long *slot = (long *)((char *)&next + e->offset);
         char var[64];
         snprintf(var, sizeof var, "ARMADA_%s", e->name);
         const char *text = getenv(var);
@@ -156,6 +159,7 @@ arm_status_t arm_config_load(int warn, int *unknown, char *err, size_t errlen)
             return ARM_ERR_INVALID_ARG;
         }
     }
+    arm_config = next;
     for (char **env = environ; env && *env; env++) {
         if (strncmp(*env, "ARMADA_", 7) != 0)
             continue;

@@ -2,6 +2,8 @@
 
 size_t arm_strided_extent(int levels, const int *count, const int *stride)
 {
+    if (arm_strided_bytes(levels, count) == 0)
+        return 0;
     size_t ext = (size_t)count[0];
     for (int i = 1; i <= levels; i++)
         if (count[i] > 0)

@@ -9,10 +9,16 @@ want=$1; shift
 shmdir=${SHM_CHECK_DIR:-/dev/shm}
 list() { (cd "$shmdir" 2>/dev/null && ls -1A 2>/dev/null | grep '^armada-' | sort) || true; }
 before=$(list)
+t0=$(date +%s)
 "$@"
 rc=$?
-echo "shm_check: command exited $rc (expected $want)"
+elapsed=$(( $(date +%s) - t0 ))
+echo "shm_check: command exited $rc after ${elapsed} s (expected $want)"
 status=0
+# SHM_CHECK_MAX_SECONDS: the job must have ended within this many seconds.
+if [ -n "${SHM_CHECK_MAX_SECONDS:-}" ] && [ "$elapsed" -gt "$SHM_CHECK_MAX_SECONDS" ]; then
+  echo "shm_check: took ${elapsed} s, more than ${SHM_CHECK_MAX_SECONDS} s"; status=1
+fi
 if [ "$want" = ok ] && [ "$rc" -ne 0 ]; then status=1; fi
 if [ "$want" = fail ] && [ "$rc" -eq 0 ]; then status=1; fi
 # Cleanup after a crash may finish a moment after mpirun returns: allow 5 s.

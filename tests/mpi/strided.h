@@ -73,7 +73,7 @@ static inline void shp_apply(const unsigned char *src, const int *sst, unsigned 
                 int a, b;
                 memcpy(&a, src + so + k, 4);
                 memcpy(&b, dst + dof + k, 4);
-                b += (int)scale * a;
+                b = (int)((unsigned)b + (unsigned)(int)scale * (unsigned)a);
                 memcpy(dst + dof + k, &b, 4);
             }
         } else if (op == 1 /* ARMCI_ACC_LNG */) {
@@ -81,7 +81,7 @@ static inline void shp_apply(const unsigned char *src, const int *sst, unsigned 
                 long a, b;
                 memcpy(&a, src + so + k, 8);
                 memcpy(&b, dst + dof + k, 8);
-                b += scale * a;
+                b = (long)((unsigned long)b + (unsigned long)scale * (unsigned long)a);
                 memcpy(dst + dof + k, &b, 8);
             }
         } else { /* ARMCI_ACC_DBL */
