@@ -184,6 +184,7 @@ void arm_op_put_flag(const char *call, int *flag, int value, int proc)
     if (!s->local) {
         arm_remote_fence(proc);
         arm_remote_put(call, &value, s, (uintptr_t)flag, sizeof(int), proc);
+        arm_remote_flush();   /* the target is waiting for the flag */
         return;
     }
     /* The data stores before it are visible first (release). */

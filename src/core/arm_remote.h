@@ -43,6 +43,8 @@ void arm_remote_lock(const char *call, const arm_slice_t *s, uintptr_t addr, int
 /* Returns 1 when the mutex was taken, 0 when it is held. */
 int arm_remote_trylock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc);
 void arm_remote_unlock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc);
+/* Sends operations held for aggregation now, without waiting. */
+void arm_remote_flush(void);
 void arm_remote_fence(int proc);
 void arm_remote_fence_all(void);
 

@@ -46,6 +46,7 @@ int arm_remote_trylock(const char *call, const arm_slice_t *s, uintptr_t addr, i
 { unsupported(call, proc); }
 void arm_remote_unlock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc)
 { unsupported(call, proc); }
+void arm_remote_flush(void) {}
 void arm_remote_fence(int proc) { (void)proc; }
 void arm_remote_fence_all(void) {}
 

@@ -74,6 +74,9 @@ static struct {
     unsigned char *srv_dirty;   /* node -> writes sent since the last fence */
     unsigned char *rma_dirty;   /* node -> RMA writes not flushed           */
     int *dirty_list, ndirty;
+    rop_t *batch;               /* small puts/accs held for one node        */
+    int batch_node;
+    size_t batch_used;
     rop_t ops[OP_POOL];
     int free_ops[OP_POOL], nfree;
     uint64_t gen;
@@ -178,7 +181,16 @@ static void take_credit(int node)
 static void op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_t iovcnt,
                     int want_reply, int detach)
 {
-    take_credit(op->node);
+    /* A blocking request without payload rides the one sync slot: no credit.
+     * A process has one such request outstanding at most (it waits for it). */
+    uint8_t kind = op->req.op;
+    int sync = iovcnt == 0 && want_reply &&
+               (kind == ARM_SRV_GET || kind == ARM_SRV_RMW || kind == ARM_SRV_FENCE ||
+                kind == ARM_SRV_LOCK || kind == ARM_SRV_TRYLOCK);
+    if (sync)
+        op->req.op |= ARM_SRV_SYNC;
+    else
+        take_credit(op->node);
     op->want_reply = want_reply;
     for (size_t i = 0; i < iovcnt; i++)
         op->iov[i] = iov[i];
@@ -208,7 +220,8 @@ static void op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_
 /* Waits for op's reply (and local completion), returns it to the pool. */
 static void op_finish(const char *call, rop_t *op)
 {
-    wait_flag(&op->replied, call, op->node, op->req.op != ARM_SRV_LOCK);
+    wait_flag(&op->replied, call, op->node,
+              (op->req.op & (uint8_t)~ARM_SRV_SYNC) != ARM_SRV_LOCK);
     while (op->send.pending)
         progress_once();
     if (op->status != ARM_OK)
@@ -222,6 +235,65 @@ static void mark_dirty(int node, unsigned char *flags)
     if (!R.srv_dirty[node] && !R.rma_dirty[node])
         R.dirty_list[R.ndirty++] = node;
     flags[node] = 1;
+}
+
+/* ---- aggregation -------------------------------------------------------------
+ * Small puts and accumulates to one node are packed into one request and
+ * sent when the process does anything else: another node, another kind of
+ * operation, a fence (which then rides in the same message), or a call that
+ * could let another process observe the data. ARMCI guarantees a put at the
+ * target only after a fence, so holding it until then is within the
+ * interface; ARMADA_AGGREGATE=0 sends every operation at once. */
+#define BATCH_MAX_OP 2048
+
+static void batch_send(const char *call, int with_fence)
+{
+    rop_t *op = R.batch;
+    if (!op)
+        return;
+    R.batch = NULL;
+    op->req.op = ARM_SRV_BATCH;
+    op->req.sub = (uint8_t)with_fence;
+    op->req.len = (uint32_t)R.batch_used;
+    arm_net_iov_t iov = { op->buf, R.batch_used };
+    op_send(call, op, &iov, 1, with_fence, !with_fence);
+    if (with_fence)
+        op_finish(call, op);
+}
+
+static void batch_add(const char *call, int kind, int type, const void *scale,
+                      const void *src, size_t n, uint64_t raddr, int proc)
+{
+    int node = arm_core.node_of[proc];
+    size_t need = sizeof(arm_srv_batch_ent_t) + ((n + 7) & ~(size_t)7);
+    if (R.batch && (R.batch_node != node || R.batch_used + need > R.slot_size ||
+                    R.batch->nseg == 65535))
+        batch_send(call, 0);
+    if (!R.batch) {
+        R.batch = op_get(node);
+        R.batch_node = node;
+        R.batch_used = 0;
+    }
+    arm_srv_batch_ent_t e;
+    memset(&e, 0, sizeof e);
+    e.op = (uint8_t)kind;
+    e.type = (uint8_t)type;
+    e.target = proc;
+    e.len = (uint32_t)n;
+    e.raddr = raddr;
+    if (scale)
+        memcpy(e.scale, scale, arm_acc_scale_size(type));
+    memcpy(R.batch->buf + R.batch_used, &e, sizeof e);
+    memcpy(R.batch->buf + R.batch_used + sizeof e, src, n);
+    R.batch_used += need;
+    R.batch->req.nseg = (uint16_t)++R.batch->nseg;
+    mark_dirty(node, R.srv_dirty);
+}
+
+void arm_remote_flush(void)
+{
+    if (R.active)
+        batch_send("ARMCI", 0);
 }
 
 /* ---- replies ----------------------------------------------------------------- */
@@ -263,7 +335,7 @@ static arm_status_t on_reply(void *arg, const arm_net_am_msg_t *msg)
         op->replied = 1;
         return ARM_OK;
     }
-    char *dest = op->req.op == ARM_SRV_GET ? op->dst : op->buf;
+    char *dest = (op->req.op & (uint8_t)~ARM_SRV_SYNC) == ARM_SRV_GET ? op->dst : op->buf;
     if (!msg->rndv) {
         memcpy(dest, msg->data, rep.len);
         op->data_len = rep.len;
@@ -496,6 +568,8 @@ arm_status_t arm_remote_alloc_publish(arm_alloc_t *a, const uint64_t **node_base
 
 void arm_remote_alloc_release(arm_alloc_t *a)
 {
+    if (R.active)
+        batch_send("ARMCI_Free", 0);
     remote_alloc_t *ra = a->remote;
     if (!ra)
         return;
@@ -544,6 +618,10 @@ static void fence_node(int node)
         if (arm_net_ep_flush(ep, &c) == ARM_INPROGRESS)
             arm_net_comp_wait(R.w, &c, R.spins, -1);
         R.rma_dirty[node] = 0;
+    }
+    if (R.batch && R.batch_node == node) {
+        batch_send("ARMCI_Fence", 1);
+        R.srv_dirty[node] = 0;
     }
     if (R.srv_dirty[node]) {
         rop_t *op = op_get(node);
@@ -605,6 +683,12 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
         COUNT(ARMADA_OP_PUT, ARMADA_PATH_RMA, n);
         return;
     }
+    if (arm_config.aggregate && n <= BATCH_MAX_OP) {
+        batch_add(call, ARM_SRV_PUT, 0, NULL, src, n, raddr, proc);
+        COUNT(ARMADA_OP_PUT, ARMADA_PATH_SERVER, n);
+        return;
+    }
+    batch_send(call, 0);
     /* Small puts are copied and sent without waiting; large ones go
      * zero-copy in slot-size chunks, pipelined over the credits. */
     rop_t *wait_list[OP_POOL];
@@ -647,6 +731,7 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
 void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void *dst,
                     size_t n, int proc)
 {
+    batch_send(call, 0);
     int node = arm_core.node_of[proc];
     uint64_t raddr = s->raddr + (src - s->base);
     order_before_read(node, R.use_rma);
@@ -782,6 +867,12 @@ void arm_remote_acc(const char *call, int type, const void *scale, const void *s
 {
     int node = arm_core.node_of[proc];
     uint64_t raddr = s->raddr + (dst - s->base);
+    if (arm_config.aggregate && n <= BATCH_MAX_OP) {
+        batch_add(call, ARM_SRV_ACC, type, scale, src, n, raddr, proc);
+        COUNT(ARMADA_OP_ACC, ARMADA_PATH_SERVER, n);
+        return;
+    }
+    batch_send(call, 0);
     if (n <= R.slot_size) {
         rop_t *op = op_get(node);
         op->req.op = ARM_SRV_ACC;
@@ -823,6 +914,7 @@ void arm_remote_strided(const char *call, int op, int type, const void *scale,
                         void *src, const int *src_stride, void *dst, const int *dst_stride,
                         const int *count, int levels, int proc)
 {
+    batch_send(call, 0);
     int remote_is_src = op == ARMADA_OP_GETS;
     void *remote = remote_is_src ? src : dst;
     arm_slice_t *s = arm_reg_lookup(proc, (uintptr_t)remote, 0);
@@ -840,6 +932,7 @@ void arm_remote_vector(const char *call, int op, int type, const void *scale,
                        const void *const *src, void *const *dst, int n, size_t bytes,
                        int proc)
 {
+    batch_send(call, 0);
     int remote_is_src = op == ARMADA_OP_GETV;
     int kind = op == ARMADA_OP_GETV ? ARM_SRV_GETSEG
              : op == ARMADA_OP_PUTV ? ARM_SRV_PUTSEG : ARM_SRV_ACCSEG;
@@ -859,6 +952,7 @@ void arm_remote_vector(const char *call, int op, int type, const void *scale,
 long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t addr,
                     long value, long compare, int proc)
 {
+    batch_send(call, 0);
     int node = arm_core.node_of[proc];
     uint64_t raddr = s->raddr + (addr - s->base);
     int sub;
@@ -908,6 +1002,7 @@ long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t ad
 static int mutex_request(const char *call, int kind, const arm_slice_t *s, uintptr_t addr,
                          int proc)
 {
+    batch_send(call, 0);
     int node = arm_core.node_of[proc];
     if (R.rma_dirty[node])
         arm_remote_fence(proc);

@@ -182,6 +182,8 @@ static void slot_free(srv_slot_t *sl)
 {
     srv_client_t *cl = sl->cl;
     sl->state = SLOT_FREE;
+    if (sl->idx == cl->nslots)
+        return;   /* the sync slot: no credit to give back */
     cl->free_stack[cl->nfree++] = sl->idx;
     cl->unreturned++;
     /* Half the slots back at a time: the client never waits on fewer
@@ -255,6 +257,34 @@ static arm_status_t serve_segments(struct arm_server *s, srv_slot_t *sl)
     if (lock)
         arm_shm_mutex_unlock(lock);
     return st;
+}
+
+static arm_status_t serve_batch(struct arm_server *s, srv_slot_t *sl)
+{
+    const arm_srv_req_t *r = &sl->req;
+    const char *p = sl->dptr, *end = sl->dptr + sl->dlen;
+    for (unsigned i = 0; i < r->nseg; i++) {
+        arm_srv_batch_ent_t e;
+        if (p + sizeof e > end)
+            return ARM_ERR_INVALID_ARG;
+        memcpy(&e, p, sizeof e);
+        p += sizeof e;
+        if (p + e.len > end || e.target < 0 || e.target >= s->p.nproc)
+            return ARM_ERR_INVALID_ARG;
+        char *dst = addr_of(s, r, e.raddr, e.len);
+        if (!dst)
+            return ARM_ERR_INVALID_ARG;
+        if (e.op == ARM_SRV_ACC) {
+            arm_shm_mutex_t *lock = s->p.acc_lock[e.target];
+            arm_shm_mutex_lock(lock);
+            arm_acc_apply(e.type, e.scale, dst, p, e.len);
+            arm_shm_mutex_unlock(lock);
+        } else {
+            memcpy(dst, p, e.len);
+        }
+        p += (e.len + 7) & ~(size_t)7;
+    }
+    return ARM_OK;
 }
 
 static int64_t do_rmw(int sub, char *p, int64_t operand, int64_t compare)
@@ -356,6 +386,14 @@ static int serve(struct arm_server *s, srv_slot_t *sl)
     case ARM_SRV_FENCE:
         reply(sl, 0, ARM_OK, NULL, 0, 0);
         break;
+    case ARM_SRV_BATCH: {
+        arm_status_t st = serve_batch(s, sl);
+        if (r->sub & 1)
+            reply(sl, 0, st, NULL, 0, 0);
+        else
+            slot_free(sl);
+        break;
+    }
     case ARM_SRV_REG: {
         srv_seg_t g;
         char name[96];
@@ -401,7 +439,7 @@ static void drain(struct arm_server *s, srv_client_t *cl)
             }
             return;
         }
-        cl->qhead = (cl->qhead + 1) % cl->nslots;
+        cl->qhead = (cl->qhead + 1) % (cl->nslots + 1);
         cl->qcount--;
     }
     if (cl->blocked) {
@@ -432,13 +470,22 @@ static arm_status_t on_request(void *arg, const arm_net_am_msg_t *msg)
         return ARM_OK;
     }
     srv_client_t *cl = &s->clients[req.src];
-    if (cl->nfree == 0) {
+    srv_slot_t *sl;
+    if (req.op & ARM_SRV_SYNC) {
+        req.op &= (uint8_t)~ARM_SRV_SYNC;
+        sl = &cl->slots[cl->nslots];
+        if (sl->state != SLOT_FREE || msg->data_len) {
+            arm_log(ARM_LOG_ERROR, "server", "rank %d reused its sync slot", req.src);
+            return ARM_OK;
+        }
+    } else if (cl->nfree == 0) {
         arm_log(ARM_LOG_ERROR, "server", "rank %d sent a request without a credit", req.src);
         return ARM_OK;
+    } else {
+        sl = &cl->slots[cl->free_stack[--cl->nfree]];
     }
-    srv_slot_t *sl = &cl->slots[cl->free_stack[--cl->nfree]];
     int was_idle = cl->qcount == 0;
-    cl->order[(cl->qhead + cl->qcount) % cl->nslots] = sl->idx;
+    cl->order[(cl->qhead + cl->qcount) % (cl->nslots + 1)] = sl->idx;
     cl->qcount++;
     sl->req = req;
     sl->dlen = (uint32_t)msg->data_len;
@@ -455,7 +502,8 @@ static arm_status_t on_request(void *arg, const arm_net_am_msg_t *msg)
                     msg->data_len, req.src);
     } else if (msg->data_len) {
         int no_reply = req.op == ARM_SRV_PUT || req.op == ARM_SRV_ACC ||
-                       req.op == ARM_SRV_PUTSEG || req.op == ARM_SRV_ACCSEG;
+                       req.op == ARM_SRV_PUTSEG || req.op == ARM_SRV_ACCSEG ||
+                       (req.op == ARM_SRV_BATCH && !(req.sub & 1));
         if (was_idle && no_reply)
             sl->dptr = msg->data;   /* served right now, nothing outlives it: no copy */
         else
@@ -536,20 +584,23 @@ arm_status_t arm_server_start(const arm_server_params_t *p, arm_server_t **out)
         cl->rank = r;
         cl->nslots = slots;
         cl->srv = s;
-        cl->slots = calloc((size_t)slots, sizeof *cl->slots);
+        /* slots data slots, then the sync slot (header only, no data). */
+        cl->slots = calloc((size_t)slots + 1, sizeof *cl->slots);
         cl->free_stack = malloc((size_t)slots * sizeof(int));
-        cl->order = malloc((size_t)slots * sizeof(int));
+        cl->order = malloc(((size_t)slots + 1) * sizeof(int));
         if (!cl->slots || !cl->free_stack || !cl->order)
             return ARM_ERR_NO_MEMORY;
-        for (int i = 0; i < slots; i++) {
+        for (int i = 0; i <= slots; i++) {
             cl->slots[i].idx = i;
             cl->slots[i].cl = cl;
-            cl->slots[i].data = s->slab + ((size_t)r * (size_t)slots + (size_t)i) * per_slot;
-            cl->free_stack[i] = slots - 1 - i;
+            cl->slots[i].data = i == slots ? NULL
+                : s->slab + ((size_t)r * (size_t)slots + (size_t)i) * per_slot;
+            if (i < slots)
+                cl->free_stack[i] = slots - 1 - i;
         }
         cl->nfree = slots;
     }
-    s->stats.buffer_bytes = s->slab_bytes + (size_t)n * (size_t)slots * sizeof(srv_slot_t);
+    s->stats.buffer_bytes = s->slab_bytes + (size_t)n * ((size_t)slots + 1) * sizeof(srv_slot_t);
     arm_status_t st = arm_net_am_set_handler(s->w, ARM_SRV_AM_REQ, on_request, s);
     if (st != ARM_OK)
         return st;

@@ -4,8 +4,8 @@
  * endpoint to the server of the target node; the server answers (ARM_SRV_AM_REP)
  * on its endpoint to that client. Every request occupies one of the slots
  * the server keeps for that client until it is fully served, and the client
- * sends only while it holds a credit for a slot: nothing is ever queued
- * without a bound. Freed slots travel back as credits inside replies, or in a
+ * sends only while it holds a credit for a slot (or uses its one sync slot,
+ * see ARM_SRV_SYNC): nothing is ever queued without a bound. Freed slots travel back as credits inside replies, or in a
  * reply with req_id 0 when no reply is due.
  *
  * Segmented requests (ARM_SRV_PUTSEG, _ACCSEG, _GETSEG: strided and vector
@@ -32,8 +32,17 @@ typedef enum arm_srv_op {
     ARM_SRV_FENCE,        /* reply once every earlier request is served      */
     ARM_SRV_REG,          /* map + register a node segment; reply rkey       */
     ARM_SRV_UNREG,        /* deregister + unmap the segment at raddr         */
-    ARM_SRV_TRYLOCK       /* reply value 1 if the mutex was taken, 0 if held */
+    ARM_SRV_TRYLOCK,      /* reply value 1 if the mutex was taken, 0 if held */
+    ARM_SRV_BATCH         /* nseg aggregated small puts and accumulates, each an
+                             arm_srv_batch_ent_t + data padded to 8 bytes;
+                             sub = 1: reply when done (a fence rides along)  */
 } arm_srv_op_t;
+
+/* Set in arm_srv_req_t.op: a blocking request without payload (get, rmw,
+ * fence, lock, trylock). Each client has exactly one such request
+ * outstanding at most, so it travels in the client's one sync slot and
+ * spends no credit. */
+#define ARM_SRV_SYNC 0x80
 
 typedef enum arm_srv_rmw_op {
     ARM_SRV_FADD32 = 0, ARM_SRV_FADD64, ARM_SRV_SWAP32, ARM_SRV_SWAP64,
@@ -59,6 +68,17 @@ typedef struct arm_srv_seg {
     uint64_t len;
 } arm_srv_seg_t;
 
+typedef struct arm_srv_batch_ent {
+    uint8_t  op;          /* ARM_SRV_PUT or ARM_SRV_ACC                      */
+    uint8_t  type;        /* accumulate type                                 */
+    uint16_t pad;
+    int32_t  target;      /* rank whose memory is touched                    */
+    uint32_t len;
+    uint32_t pad2;
+    uint64_t raddr;
+    double   scale[2];
+} arm_srv_batch_ent_t;
+
 typedef struct arm_srv_rep {
     uint64_t req_id;      /* 0: credits only                                 */
     int64_t  value;       /* rmw old value; REG: the segment's base          */
@@ -70,5 +90,6 @@ typedef struct arm_srv_rep {
 
 _Static_assert(sizeof(arm_srv_req_t) == 64, "request header is one cache line");
 _Static_assert(sizeof(arm_srv_rep_t) == 32, "reply header size is pinned");
+_Static_assert(sizeof(arm_srv_batch_ent_t) == 40, "batch entry size is pinned");
 
 #endif

@@ -1,5 +1,8 @@
 #include "util/arm_acc.h"
 
+#include <stdint.h>
+#include <string.h>
+
 static const size_t elem_sizes[ARM_ACC_NTYPES] = {
     sizeof(int), sizeof(long), sizeof(float), sizeof(double),
     2 * sizeof(float), 2 * sizeof(double)
@@ -17,7 +20,8 @@ size_t arm_acc_scale_size(int type)
 
 #define ACC_REAL(T, scale, dst, src, bytes)                        \
     do {                                                           \
-        T s_ = *(const T *)(scale);                                \
+        T s_;                                                      \
+        memcpy(&s_, (scale), sizeof s_);                           \
         T *d_ = (T *)(dst);                                        \
         const T *x_ = (const T *)(src);                            \
         size_t n_ = (bytes) / sizeof(T);                           \
@@ -29,7 +33,9 @@ size_t arm_acc_scale_size(int type)
 
 #define ACC_CPLX(T, scale, dst, src, bytes)                        \
     do {                                                           \
-        T sr_ = ((const T *)(scale))[0], si_ = ((const T *)(scale))[1]; \
+        T sc_[2];                                                  \
+        memcpy(sc_, (scale), sizeof sc_);                          \
+        T sr_ = sc_[0], si_ = sc_[1];                              \
         T *d_ = (T *)(dst);                                        \
         const T *x_ = (const T *)(src);                            \
         size_t n_ = (bytes) / (2 * sizeof(T));                     \
@@ -44,7 +50,9 @@ size_t arm_acc_scale_size(int type)
  * in unsigned arithmetic so that overflow is defined behaviour. */
 #define ACC_INT(T, UT, scale, dst, src, bytes)                     \
     do {                                                           \
-        UT s_ = (UT)*(const T *)(scale);                           \
+        T st_;                                                     \
+        memcpy(&st_, (scale), sizeof st_);                         \
+        UT s_ = (UT)st_;                                           \
         T *d_ = (T *)(dst);                                        \
         const T *x_ = (const T *)(src);                            \
         size_t n_ = (bytes) / sizeof(T);                           \
@@ -52,8 +60,40 @@ size_t arm_acc_scale_size(int type)
             d_[i_] = (T)((UT)d_[i_] + s_ * (UT)x_[i_]);            \
     } while (0)
 
+/* Element-by-element through memcpy, for buffers that are not aligned to
+ * their element type (ARMCI does not require it): same arithmetic. */
+static void acc_unaligned(int type, const void *scale, char *dst, const char *src,
+                          size_t bytes)
+{
+    size_t esz = arm_acc_elem_size(type);
+    union { int i; long l; float f[2]; double d[2]; } x, y;
+    for (size_t off = 0; off + esz <= bytes; off += esz) {
+        memcpy(&x, src + off, esz);
+        memcpy(&y, dst + off, esz);
+        switch (type) {
+        case ARM_ACC_INT: ACC_INT(int, unsigned int, scale, &y, &x, sizeof(int)); break;
+        case ARM_ACC_LNG: ACC_INT(long, unsigned long, scale, &y, &x, sizeof(long)); break;
+        case ARM_ACC_FLT: ACC_REAL(float, scale, &y, &x, sizeof(float)); break;
+        case ARM_ACC_DBL: ACC_REAL(double, scale, &y, &x, sizeof(double)); break;
+        case ARM_ACC_CPL: ACC_CPLX(float, scale, &y, &x, 2 * sizeof(float)); break;
+        case ARM_ACC_DCP: ACC_CPLX(double, scale, &y, &x, 2 * sizeof(double)); break;
+        default: return;
+        }
+        memcpy(dst + off, &y, esz);
+    }
+}
+
 void arm_acc_apply(int type, const void *scale, void *dst, const void *src, size_t bytes)
 {
+    static const size_t align[ARM_ACC_NTYPES] = { sizeof(int), sizeof(long), sizeof(float),
+                                                  sizeof(double), sizeof(float),
+                                                  sizeof(double) };
+    if (type < 0 || type >= ARM_ACC_NTYPES)
+        return;
+    if (((uintptr_t)dst | (uintptr_t)src) % align[type] != 0) {
+        acc_unaligned(type, scale, dst, src, bytes);
+        return;
+    }
     switch (type) {
     case ARM_ACC_INT: ACC_INT(int, unsigned int, scale, dst, src, bytes); break;
     case ARM_ACC_LNG: ACC_INT(long, unsigned long, scale, dst, src, bytes); break;

@@ -20,6 +20,9 @@
       "does RMA natively, else the server.") \
     X(amo_path, "AMO_PATH", ENUM, "auto", "auto|amo|server", \
       "Path of inter-node fetch-and-add and swap: transport atomics or the server.") \
+    X(aggregate, "AGGREGATE", BOOL, "1", NULL, \
+      "Pack small inter-node puts and accumulates to one node into one request, sent " \
+      "at the next fence or other operation (0: send each at once).") \
     X(server_slots, "SERVER_SLOTS", INT, "4", NULL, \
       "Request slots (credits) a server keeps for each remote client.") \
     X(slot_size, "SLOT_SIZE", SIZE, "16k", NULL, \
