@@ -56,6 +56,8 @@ typedef struct arm_core {
     int initialized;
     int me, nproc;
     int my_node, nnodes;
+    int host_size;         /* processes on this host (virtual nodes share it) */
+    int host_cores;        /* cores online on this host                     */
     int *node_of;          /* rank -> node                                  */
     int *node_leader;      /* node -> lowest rank                           */
     int *node_size;        /* node -> processes                             */

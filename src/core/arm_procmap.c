@@ -1,4 +1,6 @@
+#define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
+#include <unistd.h>
 #include "core/arm_core.h"
 #include "util/arm_log.h"
 
@@ -17,16 +19,18 @@ arm_status_t arm_procmap_init(arm_core_t *c, long ppn)
         free(leader_of);
         return ARM_ERR_NO_MEMORY;
     }
+    MPI_Comm host;
+    int host_leader = c->me;
+    MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, c->me, MPI_INFO_NULL, &host);
+    MPI_Comm_size(host, &c->host_size);
+    MPI_Allreduce(MPI_IN_PLACE, &host_leader, 1, MPI_INT, MPI_MIN, host);
+    MPI_Comm_free(&host);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    c->host_cores = cores > 0 ? (int)cores : 1;
     if (ppn > 0) {
         for (int r = 0; r < n; r++)
             leader_of[r] = (int)(r - r % ppn);
     } else {
-        MPI_Comm host;
-        int host_leader;
-        MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, c->me, MPI_INFO_NULL, &host);
-        host_leader = c->me;
-        MPI_Allreduce(MPI_IN_PLACE, &host_leader, 1, MPI_INT, MPI_MIN, host);
-        MPI_Comm_free(&host);
         MPI_Allgather(&host_leader, 1, MPI_INT, leader_of, 1, MPI_INT, c->world);
     }
     /* Dense node ids in order of first appearance (leaders are lowest ranks). */

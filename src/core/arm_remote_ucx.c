@@ -380,7 +380,10 @@ arm_status_t arm_remote_init(arm_core_t *c)
     R.slot_size = (size_t)arm_config.slot_size;
     if (R.slot_size < 1024)
         R.slot_size = 1024;
-    R.spins = (int)arm_config.poll_spins;
+    /* A waiting client polls only when the host has a core for it; on an
+     * oversubscribed host it sleeps at once and leaves the cores to the
+     * servers, which are then the bottleneck. */
+    R.spins = c->host_size > c->host_cores ? 8 : (int)arm_config.poll_spins;
     R.depth = arm_config.pipeline_depth < OP_POOL / 2 ? (int)arm_config.pipeline_depth : OP_POOL / 2;
     R.credits = calloc((size_t)c->nnodes, sizeof *R.credits);
     R.srv_dirty = calloc((size_t)c->nnodes, 1);
@@ -413,7 +416,7 @@ arm_status_t arm_remote_init(arm_core_t *c)
             if (c->ctl[r])
                 locks[r] = &c->ctl[r]->acc_lock;
         arm_server_params_t sp = { R.net, c->nproc, c->my_node, locks, slots, R.slot_size,
-                                   (int)arm_config.progress, R.spins };
+                                   (int)arm_config.progress, (int)arm_config.poll_spins };
         st = arm_server_start(&sp, &R.server);
         if (st != ARM_OK)
             return st;
@@ -746,8 +749,9 @@ void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void 
         COUNT(ARMADA_OP_GET, ARMADA_PATH_RMA, n);
         return;
     }
-    /* One request; the reply streams straight from the target's memory
-     * into dst, whatever its size. */
+    /* One request; the reply streams straight from the target's memory into
+     * dst, whatever its size. (Splitting a large get into concurrent chunks
+     * was measured slower on loopback TCP: 3.3 against 5.7 GB/s at 1 MiB.) */
     rop_t *op = op_get(node);
     op->req.op = ARM_SRV_GET;
     op->req.target = proc;

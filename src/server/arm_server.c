@@ -545,6 +545,7 @@ static void *server_main(void *arg)
             continue;
         }
         if (s->p.progress == ARM_SRV_PROGRESS_HYBRID && ++idle < s->p.poll_spins) {
+            /* Past the first polls, let other threads of the core run. */
             if (idle > 16)
                 sched_yield();
             continue;
