@@ -44,17 +44,43 @@ TIME_UNITS = {"us"}  # smaller is better; everything else: larger is better
 MPIRUN_BASE = ["--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
                "--mca", "btl", "self,vader", "--mca", "mpi_yield_when_idle", "1"]
 
-# Issue targets checked in the report: (suite, op, size, unit, peer, factor).
-TARGETS = [
-    ("ops", "get", 8, "us", "armcimpi", 3.0),
-    ("ops", "put", 8, "us", "armcimpi", 3.0),
-    ("ops", "acc", 8, "us", "armcimpi", 3.0),
-    ("ops", "lock", 0, "us", "armcimpi", 10.0),
-    ("ops", "fadd", 4, "us", "armcimpi", None),
-    ("ops", "puts", 32768, "us", "armcimpi", None),
-    ("ops", "get1m", 1048576, "MB/s", "ucx", None),
-    ("fadd", "fadd_all", 4, "Mops/s", "armcimpi", None),
+# Issue targets checked in the report, per configuration:
+# (suite, op, size, unit, peer, factor, issue). factor None: measured only.
+# node = issue 2 (same node); vnode-tcp = issue 3 (2 processes as two nodes
+# over UCX_TLS=tcp,self); vnode (UCX defaults) = issue 3's "figures as well".
+_MEASURED = [
+    ("ops", "get", 8, "us", "armcimpi", None, "3"),
+    ("ops", "put", 8, "us", "armcimpi", None, "3"),
+    ("ops", "acc", 8, "us", "armcimpi", None, "3"),
+    ("ops", "lock", 0, "us", "armcimpi", None, "3"),
+    ("ops", "fadd", 4, "us", "armcimpi", None, "3"),
+    ("ops", "puts", 32768, "us", "armcimpi", None, "3"),
+    ("ops", "get1m", 1048576, "MB/s", "ucx", None, "3"),
+    ("fadd", "fadd_all", 4, "Mops/s", "armcimpi", None, "3"),
 ]
+TARGETS = {
+    "node": [
+        ("ops", "get", 8, "us", "armcimpi", 3.0, "2"),
+        ("ops", "put", 8, "us", "armcimpi", 3.0, "2"),
+        ("ops", "acc", 8, "us", "armcimpi", 3.0, "2"),
+        ("ops", "lock", 0, "us", "armcimpi", 10.0, "2"),
+        ("ops", "fadd", 4, "us", "armcimpi", None, "2"),
+        ("ops", "puts", 32768, "us", "armcimpi", None, "2"),
+        ("ops", "get1m", 1048576, "MB/s", "ucx", None, "2"),
+        ("fadd", "fadd_all", 4, "Mops/s", "armcimpi", None, "2"),
+    ],
+    "vnode-tcp": [
+        ("ops", "get", 8, "us", "armcimpi", 4.0, "3"),
+        ("ops", "put", 8, "us", "armcimpi", None, "3"),
+        ("ops", "acc", 8, "us", "armcimpi", 5.0, "3"),
+        ("ops", "lock", 0, "us", "armcimpi", None, "3"),
+        ("ops", "fadd", 4, "us", "armcimpi", None, "3"),
+        ("ops", "puts", 32768, "us", "armcimpi", 15.0, "3"),
+        ("fadd", "fadd_all", 4, "Mops/s", "armcimpi", 7.0, "3"),
+        ("ops", "get1m", 1048576, "MB/s", "ucx", 0.9, "3"),
+    ],
+    "vnode": _MEASURED,
+}
 
 
 # ---------------------------------------------------------------- plumbing --
@@ -262,7 +288,9 @@ UCX_TESTS = [  # (op, size, ucx_perftest test, unit)
     ("get", 8, "ucp_get", "us"),
     ("put", 8, "ucp_put_lat", "us"),
     ("fadd", 4, "ucp_fadd", "us"),
-    ("get1m", 1048576, "ucp_get", "MB/s"),
+    # The issue compares a 1 MiB get with the best UCX primitive on the same
+    # transport: every candidate runs and the highest bandwidth is kept.
+    ("get1m", 1048576, ("ucp_get", "ucp_am_bw", "tag_bw", "stream_bw"), "MB/s"),
     ("put1m", 1048576, "ucp_put_bw", "MB/s"),
 ]
 
@@ -276,7 +304,22 @@ def run_ucx_job(job, args):
         env["UCX_TLS"] = "tcp,self"
     records, runs = [], []
     port = 13000 + (os.getpid() % 2000)
-    for op, size, test, unit in UCX_TESTS:
+    for op, size, tests, unit in UCX_TESTS:
+        best = None
+        for test in (tests if isinstance(tests, tuple) else (tests,)):
+            rec, port = _ucx_one(exe, env, job, op, size, test, unit, port, runs)
+            if rec["_kind"] == "RESULT" and (best is None or best["_kind"] != "RESULT" or
+                                             float(rec["value"]) > float(best["value"])):
+                best = rec
+            elif best is None:
+                best = rec
+        records.append(best)
+    return records, runs
+
+
+def _ucx_one(exe, env, job, op, size, test, unit, port, runs):
+    """Median of 3 ucx_perftest runs of one test; returns (record, next port)."""
+    if True:
         port += 1
         vals = []
         for r in range(3):
@@ -310,15 +353,13 @@ def run_ucx_job(job, args):
             port += 1
         if vals:
             vals.sort()
-            records.append({"_kind": "RESULT", "_run": 0, "impl": "ucx", "suite": "ops",
-                            "op": op, "size": str(size), "nproc": "2",
-                            "value": str(statistics.median(vals)), "unit": unit,
-                            "min": str(vals[0]), "max": str(vals[-1]),
-                            "reps": str(len(vals)), "test": test})
-        else:
-            records.append({"_kind": "SKIP", "_run": 0, "impl": "ucx", "suite": "ops",
-                            "op": op, "reason": "ucx_perftest_failed"})
-    return records, runs
+            return ({"_kind": "RESULT", "_run": 0, "impl": "ucx", "suite": "ops",
+                     "op": op, "size": str(size), "nproc": "2",
+                     "value": str(statistics.median(vals)), "unit": unit,
+                     "min": str(vals[0]), "max": str(vals[-1]),
+                     "reps": str(len(vals)), "test": test}, port)
+        return ({"_kind": "SKIP", "_run": 0, "impl": "ucx", "suite": "ops",
+                 "op": op, "reason": "ucx_perftest_failed", "test": test}, port)
 
 
 # ---------------------------------------------------------------- results --
@@ -418,10 +459,12 @@ def write_markdown(path, meta, rows, skips, checks, plots, impls):
 
     # Issue targets.
     out.append("\n## Issue targets\n")
-    out.append("| config | figure | Armada | peer | peer value | ratio | target | verdict |\n")
-    out.append("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+    out.append("Issue 2 targets apply to `node`, issue 3 targets to `vnode-tcp`; `ucx` is the "
+               "best of several ucx_perftest primitives (column `test` in results.csv).\n\n")
+    out.append("| issue | config | figure | Armada | peer | peer value | ratio | target | verdict |\n")
+    out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
     for config in meta["configs"]:
-        for suite, op, size, unit, peer, factor in TARGETS:
+        for suite, op, size, unit, peer, factor, issue in TARGETS.get(config, _MEASURED):
             keys = [k for k in idx if k[0] == config and k[1] == suite and k[2] == op
                     and k[3] == size and k[4] == unit]
             extra = keys[0][5] if keys else ""
@@ -434,8 +477,8 @@ def write_markdown(path, meta, rows, skips, checks, plots, impls):
                 verdict = "**not measured**"
             else:
                 verdict = "pass" if ratio >= factor else "**FAIL**"
-            out.append("| %s | %s %s B (%s) | %s | %s | %s | %s | %s | %s |\n" % (
-                config, op, size, unit, fmt(a), peer, fmt(p),
+            out.append("| %s | %s | %s %s B (%s) | %s | %s | %s | %s | %s | %s |\n" % (
+                issue, config, op, size, unit, fmt(a), peer, fmt(p),
                 fmt(ratio) if ratio else "—", ("%gx" % factor) if factor else "—", verdict))
     if checks:
         out.append("\nCorrectness checks (final counter after fetch-and-add):\n\n")
