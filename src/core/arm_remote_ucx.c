@@ -1044,8 +1044,12 @@ void arm_remote_unlock(const char *call, const arm_slice_t *s, uintptr_t addr, i
 void arm_remote_print_info(FILE *out)
 {
     static const char *rma[] = { "auto", "rma", "server" }, *amo[] = { "auto", "amo", "server" };
-    fprintf(out, "inter-node path: UCX %s (transports chosen by UCX_TLS=%s)\n",
-            arm_net_ucx_version(), getenv("UCX_TLS") ? getenv("UCX_TLS") : "(default: all)");
+    char res[1024];
+    int n = arm_net_list_resources(res, sizeof res);
+    fprintf(out, "inter-node path: UCX %s; UCX_TLS=%s\n", arm_net_ucx_version(),
+            getenv("UCX_TLS") ? getenv("UCX_TLS") : "(unset: UCX picks)");
+    fprintf(out, "transports available to UCX here: %s\n",
+            n > 0 ? res : "(none: UCX could not start)");
     fprintf(out, "paths: same node -> shared memory; other node: contiguous put/get -> %s, "
             "fetch-and-add/swap -> %s, accumulate/strided/vector/mutex/fence -> server\n",
             rma[arm_config.rma_path < 3 ? arm_config.rma_path : 0],

@@ -169,6 +169,11 @@ arm_status_t arm_net_caps(arm_net_t *net, unsigned *caps, char *tls, size_t tls_
 
 const char *arm_net_ucx_version(void);
 
+/* The transport resources ("tl/device", space separated) UCX offers with the
+ * current environment (UCX_TLS and friends), from a throw-away context.
+ * Returns how many, or -1 when UCX cannot start. */
+int arm_net_list_resources(char *buf, size_t len);
+
 /* UCX's own description of an endpoint (lanes, protocols), for armada-info. */
 void arm_net_ep_print(arm_net_ep_t *ep, FILE *f);
 

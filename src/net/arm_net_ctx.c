@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,48 @@ void arm_net_params_init(arm_net_params_t *p)
 }
 
 const char *arm_net_ucx_version(void) { return ucp_get_version_string(); }
+
+int arm_net_list_resources(char *buf, size_t len)
+{
+    ucp_params_t up;
+    ucp_config_t *cfg;
+    ucp_context_h ctx;
+    memset(&up, 0, sizeof up);
+    up.field_mask = UCP_PARAM_FIELD_FEATURES;
+    up.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM;
+    if (len == 0 || ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
+        return -1;
+    ucs_status_t st = ucp_init(&up, cfg, &ctx);
+    ucp_config_release(cfg);
+    if (st != UCS_OK)
+        return -1;
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    if (!f) {
+        ucp_cleanup(ctx);
+        return -1;
+    }
+    ucp_context_print_info(ctx, f);
+    fclose(f);
+    ucp_cleanup(ctx);
+    /* Lines "#      resource N  :  md M  dev D  flags -- tl/device". */
+    int n = 0;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char *dash = strstr(line, "-- ");
+        if (!strstr(line, "resource") || !dash)
+            continue;
+        int w = snprintf(buf + used, len - used, "%s%s", n ? " " : "", dash + 3);
+        if (w < 0 || (size_t)w >= len - used)
+            break;
+        used += (size_t)w;
+        n++;
+    }
+    free(text);
+    return n;
+}
 
 arm_net_worker_t *arm_net_client_worker(arm_net_t *net) { return &net->client; }
 arm_net_worker_t *arm_net_server_worker(arm_net_t *net) { return net->server; }
