@@ -26,6 +26,8 @@
 #include "util/arm_timer.h"
 
 #define OP_POOL 32
+#define BIG_PUT_MIN (64 * 1024)   /* one rendezvous request from here on (the
+                                     eager limit set in the net layer)      */
 
 /* One request in flight: its header, the payload it packs, and what to do
  * with the reply. */
@@ -46,6 +48,7 @@ typedef struct rop {
     char         **lptr;       /* GETSEG: where each segment lands locally */
     size_t         data_len;
     int            nseg;
+    unsigned       am_flags;   /* ARM_NET_AM_* for the request's send      */
 } rop_t;
 
 typedef struct remote_alloc {
@@ -159,6 +162,7 @@ static rop_t *op_get(int node)
     op->node = node;
     op->nseg = 0;
     op->data_len = 0;
+    op->am_flags = 0;
     memset(&op->req, 0, sizeof op->req);
     op->req.src = arm_core.me;
     return op;
@@ -203,11 +207,11 @@ static void op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_
     /* One buffer goes as a contiguous send (UCX's short and copy protocols);
      * only a table plus data needs the gather of an iov. */
     arm_status_t st = iovcnt > 1
-        ? arm_net_am_sendv(ep, ARM_SRV_AM_REQ, &op->req, sizeof op->req, op->iov, iovcnt, 0,
-                           &op->send)
+        ? arm_net_am_sendv(ep, ARM_SRV_AM_REQ, &op->req, sizeof op->req, op->iov, iovcnt,
+                           op->am_flags, &op->send)
         : arm_net_am_send(ep, ARM_SRV_AM_REQ, &op->req, sizeof op->req,
-                          iovcnt ? op->iov[0].buf : NULL, iovcnt ? op->iov[0].len : 0, 0,
-                          &op->send);
+                          iovcnt ? op->iov[0].buf : NULL, iovcnt ? op->iov[0].len : 0,
+                          op->am_flags, &op->send);
     if (st != ARM_OK && st != ARM_INPROGRESS)
         arm_fatal(call, "sending a request to node %d failed: %s", op->node,
                   arm_status_str(st));
@@ -692,8 +696,25 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
         return;
     }
     batch_send(call, 0);
-    /* Small puts are copied and sent without waiting; large ones go
-     * zero-copy in slot-size chunks, pipelined over the credits. */
+    if (n > R.slot_size && n >= BIG_PUT_MIN) {
+        /* One rendezvous request: the server pulls the data straight into
+         * the destination; the put is locally complete when the send is. */
+        rop_t *op = op_get(node);
+        op->req.op = ARM_SRV_PUT;
+        op->req.target = proc;
+        op->req.raddr = raddr;
+        op->req.len = (uint32_t)n;
+        op->am_flags = ARM_NET_AM_RNDV;
+        arm_net_iov_t iov = { (void *)src, n };
+        op_send(call, op, &iov, 1, 0, 0);
+        while (op->send.pending)
+            progress_once();
+        op_release(op);
+        mark_dirty(node, R.srv_dirty);
+        COUNT(ARMADA_OP_PUT, ARMADA_PATH_SERVER, n);
+        return;
+    }
+    /* Puts up to a slot are copied and sent without waiting. */
     rop_t *wait_list[OP_POOL];
     int nwait = 0;
     size_t off = 0;

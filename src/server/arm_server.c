@@ -13,7 +13,9 @@
 #include "util/arm_acc.h"
 #include "util/arm_log.h"
 
-enum { SLOT_FREE = 0, SLOT_RECEIVING, SLOT_READY, SLOT_REPLYING };
+/* DEFERRED: a large put whose data UCX still holds (rendezvous); it is
+ * received straight into its destination once it reaches the head. */
+enum { SLOT_FREE = 0, SLOT_RECEIVING, SLOT_READY, SLOT_REPLYING, SLOT_DEFERRED };
 
 typedef struct srv_client srv_client_t;
 typedef struct srv_slot {
@@ -24,6 +26,7 @@ typedef struct srv_slot {
     char          *dptr;       /* payload: in data[], or UCX's eager buffer */
     uint32_t       dlen;
     arm_net_comp_t comp;
+    arm_net_am_msg_t rmsg;     /* DEFERRED: the rendezvous descriptor      */
     srv_client_t  *cl;
     char          *data;       /* slot_size bytes, preallocated             */
 } srv_slot_t;
@@ -307,7 +310,7 @@ static int serve(struct arm_server *s, srv_slot_t *sl)
     char *p;
     switch (r->op) {
     case ARM_SRV_PUT:
-        if ((p = addr_of(s, r, r->raddr, r->len)))
+        if ((p = addr_of(s, r, r->raddr, r->len)) && p != sl->dptr)
             memcpy(p, sl->dptr, r->len);
         slot_free(sl);
         break;
@@ -425,10 +428,35 @@ static int serve(struct arm_server *s, srv_slot_t *sl)
     return 1;
 }
 
+static void recv_done(arm_net_comp_t *c);
+
+/* A deferred large put at the head: receive it into its destination. */
+static void start_deferred(struct arm_server *s, srv_slot_t *sl)
+{
+    char *dst = addr_of(s, &sl->req, sl->req.raddr, sl->rmsg.data_len);
+    if (!dst) {
+        arm_net_am_release(&sl->rmsg);
+        sl->dptr = NULL;
+        sl->req.len = 0;
+        sl->state = SLOT_READY;
+        return;
+    }
+    sl->dptr = dst;
+    sl->state = SLOT_RECEIVING;
+    arm_net_comp_init(&sl->comp, recv_done, sl);
+    arm_status_t st = arm_net_am_recv_data(&sl->rmsg, dst, sl->rmsg.data_len, &sl->comp);
+    if (st == ARM_OK)
+        sl->state = SLOT_READY;
+    else if (st != ARM_INPROGRESS)
+        arm_log(ARM_LOG_ERROR, "server", "receiving a put from rank %d failed", sl->req.src);
+}
+
 static void drain(struct arm_server *s, srv_client_t *cl)
 {
     while (cl->qcount > 0) {
         srv_slot_t *sl = &cl->slots[cl->order[cl->qhead]];
+        if (sl->state == SLOT_DEFERRED)
+            start_deferred(s, sl);
         if (sl->state != SLOT_READY)
             break;
         if (!serve(s, sl)) {
@@ -464,7 +492,8 @@ static arm_status_t on_request(void *arg, const arm_net_am_msg_t *msg)
         return ARM_OK;
     }
     memcpy(&req, msg->hdr, sizeof req);
-    if (req.src < 0 || req.src >= s->p.nproc || msg->data_len > s->p.slot_size) {
+    int big_put = req.op == ARM_SRV_PUT && msg->rndv;
+    if (req.src < 0 || req.src >= s->p.nproc || (msg->data_len > s->p.slot_size && !big_put)) {
         arm_log(ARM_LOG_ERROR, "server", "request from rank %d with %zu bytes refused",
                 req.src, msg->data_len);
         return ARM_OK;
@@ -491,6 +520,14 @@ static arm_status_t on_request(void *arg, const arm_net_am_msg_t *msg)
     sl->dlen = (uint32_t)msg->data_len;
     sl->dptr = sl->data;
     sl->state = SLOT_READY;
+    if (big_put) {
+        /* Keep UCX's descriptor; the data goes straight to its destination
+         * when this request reaches the head (in order with the others). */
+        sl->rmsg = *msg;
+        sl->state = SLOT_DEFERRED;
+        drain(s, cl);
+        return sl->state == SLOT_DEFERRED ? ARM_INPROGRESS : ARM_OK;
+    }
     if (msg->data_len && msg->rndv) {
         arm_net_comp_init(&sl->comp, recv_done, sl);
         sl->state = SLOT_RECEIVING;

@@ -329,7 +329,9 @@ def _ucx_one(exe, env, job, op, size, test, unit, port, runs):
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(0.4)
             tcp = job.config == "vnode-tcp"
-            n = ("20" if tcp else "200") if size > 4096 else ("500" if tcp else "20000")
+            # Bandwidth needs enough messages to reach steady state (a short run
+            # understates UCX and flatters Armada).
+            n = "300" if size > 4096 else ("500" if tcp else "20000")
             cmd = [exe, "localhost", "-p", str(port), "-t", test, "-s", str(size),
                    "-n", n, "-w", "5" if size > 4096 or tcp else "50"]
             rc, out, secs = run_cmd(cmd, env, 30)
