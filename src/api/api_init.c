@@ -64,7 +64,6 @@ static int init_on(MPI_Comm comm, const char *call)
     api_state.nxtval = bases[0];
     free(bases);
     free(members);
-    arm_api_domain_setup();
     return 0;
 }
 

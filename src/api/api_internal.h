@@ -20,7 +20,4 @@ _Noreturn void arm_api_fatal(const char *call, const char *fmt, ...);
  * long counter allocated at ARMCI_Init for the TCGMSG nxtval service. */
 long *arm_api_nxtval_counter(void);
 
-/* Builds the node map the armci_domain_* queries use (collective). */
-void arm_api_domain_setup(void);
-
 #endif

@@ -62,6 +62,8 @@ typedef struct arm_core {
     int *node_leader;      /* node -> lowest rank                           */
     int *node_size;        /* node -> processes                             */
     int *local_index;      /* rank -> index within its node                 */
+    int *node_first;       /* node -> offset of its ranks in node_members   */
+    int *node_members;     /* ranks, node by node, each node in rank order  */
     MPI_Comm world, node_comm, masters_comm;
     int own_mpi;           /* ARMCI initialised MPI and finalises it         */
     unsigned long long job;

@@ -46,6 +46,14 @@ arm_status_t arm_procmap_init(arm_core_t *c, long ppn)
     }
     free(leader_of);
     c->nnodes = nodes;
+    c->node_first = calloc((size_t)nodes + 1, sizeof(int));
+    c->node_members = calloc((size_t)n, sizeof(int));
+    if (!c->node_first || !c->node_members)
+        return ARM_ERR_NO_MEMORY;
+    for (int d = 0; d < nodes; d++)
+        c->node_first[d + 1] = c->node_first[d] + c->node_size[d];
+    for (int r = 0; r < n; r++)
+        c->node_members[c->node_first[c->node_of[r]] + c->local_index[r]] = r;
     c->my_node = c->node_of[c->me];
     MPI_Comm_split(c->world, c->my_node, c->me, &c->node_comm);
     MPI_Comm_split(c->world, c->local_index[c->me] == 0 ? 0 : MPI_UNDEFINED, c->me,
@@ -63,5 +71,8 @@ void arm_procmap_fini(arm_core_t *c)
     free(c->node_leader);
     free(c->node_size);
     free(c->local_index);
+    free(c->node_first);
+    free(c->node_members);
     c->node_of = c->node_leader = c->node_size = c->local_index = NULL;
+    c->node_first = c->node_members = NULL;
 }

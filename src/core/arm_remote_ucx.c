@@ -672,6 +672,16 @@ static void order_before_read(int node, int via_rma)
         arm_remote_fence(arm_core.node_leader[node]);
 }
 
+/* Completes a direct RMA or atomic operation issued with completion c. */
+static void rma_complete(const char *call, arm_status_t st, arm_net_comp_t *c,
+                         const char *what, int proc)
+{
+    if (st == ARM_INPROGRESS)
+        st = arm_net_comp_wait(R.w, c, R.spins, -1);
+    if (st != ARM_OK)
+        arm_fatal(call, "%s rank %d failed: %s", what, proc, arm_status_str(st));
+}
+
 /* ---- contiguous ------------------------------------------------------------------ */
 void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uintptr_t dst,
                     size_t n, int proc)
@@ -681,11 +691,8 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
     if (R.use_rma) {
         arm_net_comp_t c;
         arm_net_comp_init(&c, NULL, NULL);
-        arm_status_t st = arm_net_put(rkey_for(call, s, node), src, n, raddr, &c);
-        if (st == ARM_INPROGRESS)
-            st = arm_net_comp_wait(R.w, &c, R.spins, -1);
-        if (st != ARM_OK)
-            arm_fatal(call, "put to rank %d failed: %s", proc, arm_status_str(st));
+        rma_complete(call, arm_net_put(rkey_for(call, s, node), src, n, raddr, &c), &c,
+                     "put to", proc);
         mark_dirty(node, R.rma_dirty);
         COUNT(ARMADA_OP_PUT, ARMADA_PATH_RMA, n);
         return;
@@ -762,11 +769,8 @@ void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void 
     if (R.use_rma) {
         arm_net_comp_t c;
         arm_net_comp_init(&c, NULL, NULL);
-        arm_status_t st = arm_net_get(rkey_for(call, s, node), dst, n, raddr, &c);
-        if (st == ARM_INPROGRESS)
-            st = arm_net_comp_wait(R.w, &c, R.spins, -1);
-        if (st != ARM_OK)
-            arm_fatal(call, "get from rank %d failed: %s", proc, arm_status_str(st));
+        rma_complete(call, arm_net_get(rkey_for(call, s, node), dst, n, raddr, &c), &c,
+                     "get from", proc);
         COUNT(ARMADA_OP_GET, ARMADA_PATH_RMA, n);
         return;
     }
@@ -1003,10 +1007,7 @@ long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t ad
                                       size == 8 ? (void *)&operand : (void *)&op32,
                                       size == 8 ? (void *)&cmp : (void *)&cmp32,
                                       size == 8 ? (void *)&result : (void *)&res32, raddr, &c);
-        if (st == ARM_INPROGRESS)
-            st = arm_net_comp_wait(R.w, &c, R.spins, -1);
-        if (st != ARM_OK)
-            arm_fatal(call, "atomic on rank %d failed: %s", proc, arm_status_str(st));
+        rma_complete(call, st, &c, "atomic on", proc);
         COUNT(ARMADA_OP_RMW, ARMADA_PATH_RMA, size);
         return size == 8 ? (long)result : (long)res32;
     }
