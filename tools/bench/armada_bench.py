@@ -197,7 +197,7 @@ def default_jobs(args):
                     continue
                 if impl in ("mpi-rma", "openshmem") and suite not in REF_SUITES:
                     continue
-                runs = args.runs if args.runs else (3 if suite == "ops" else 1)
+                runs = args.runs if args.runs else (3 if suite in ("ops", "fadd") else 1)
                 jobs.append(Job(config, impl, suite, np, opts, runs))
         if "ucx" in args.impls:
             jobs.append(Job(config, "ucx", "ops", 2, [], 1))
