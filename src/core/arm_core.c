@@ -139,9 +139,9 @@ arm_status_t arm_core_finalize(void)
     arm_core_t *c = &arm_core;
     arm_remote_fence_all();
     MPI_Barrier(c->world);
+    arm_remote_finalize(c);   /* stops the server: its counters are final */
     if (arm_config.stats)
         print_stats(c);
-    arm_remote_finalize(c);
     c->mutex_alloc = NULL;
     free(c->mutex_count);
     free(c->mutex_base);

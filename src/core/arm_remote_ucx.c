@@ -467,9 +467,9 @@ void arm_remote_finalize(arm_core_t *c)
             release_rkeys(a->remote);
     if (R.server) {
         arm_server_stats_t ss;
+        arm_server_stop(R.server);
         arm_server_get_stats(R.server, &ss);
         c->stats.server_requests = ss.requests;
-        arm_server_stop(R.server);
     }
     R.active = 0;
     arm_net_finalize(R.net);
