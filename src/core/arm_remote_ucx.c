@@ -364,6 +364,22 @@ static int mpi_allgather(void *ctx, const void *send, void *recv, size_t len)
     return MPI_Allgather(send, (int)len, MPI_BYTE, recv, (int)len, MPI_BYTE, comm);
 }
 
+static MPI_Request fin_barrier = MPI_REQUEST_NULL;
+
+static int mpi_ibarrier_start(void *ctx)
+{
+    return MPI_Ibarrier(*(MPI_Comm *)ctx, &fin_barrier) == MPI_SUCCESS ? 0 : -1;
+}
+
+static int mpi_ibarrier_test(void *ctx)
+{
+    int done = 0;
+    (void)ctx;
+    if (MPI_Test(&fin_barrier, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        return -1;
+    return done;
+}
+
 arm_status_t arm_remote_init(arm_core_t *c)
 {
     if (c->nnodes == 1)
@@ -376,6 +392,8 @@ arm_status_t arm_remote_init(arm_core_t *c)
     np.node_of = c->node_of;
     np.leader_of_node = c->node_leader;
     np.allgather = mpi_allgather;
+    np.ibarrier_start = mpi_ibarrier_start;
+    np.ibarrier_test = mpi_ibarrier_test;
     np.cb_ctx = &c->world;
     arm_status_t st = arm_net_init(&np, &R.net);
     if (st != ARM_OK)

@@ -37,6 +37,13 @@
 typedef int (*arm_net_allgather_fn)(void *cb_ctx, const void *send, void *recv,
                                     size_t len_each);
 
+/* A non-blocking barrier: start returns 0 once begun; test returns 1 when
+ * every process has started it, 0 while not yet, negative on error. Used at
+ * finalize so that a process keeps progressing its workers (which a peer's
+ * endpoint close may still need) until every process has closed its own. */
+typedef int (*arm_net_ibarrier_start_fn)(void *cb_ctx);
+typedef int (*arm_net_ibarrier_test_fn)(void *cb_ctx);
+
 typedef struct arm_net        arm_net_t;
 typedef struct arm_net_worker arm_net_worker_t;
 typedef struct arm_net_ep     arm_net_ep_t;
@@ -52,6 +59,8 @@ typedef struct arm_net_params {
     const int *node_of;          /* [nproc] node of each rank (copied)        */
     const int *leader_of_node;   /* [nnodes] lowest rank of each node (copied)*/
     arm_net_allgather_fn allgather;
+    arm_net_ibarrier_start_fn ibarrier_start;   /* optional, with ibarrier_test */
+    arm_net_ibarrier_test_fn ibarrier_test;
     void *cb_ctx;
     int connect_eager;           /* 1: make all endpoints in arm_net_init     */
     int server_worker_mt;        /* 1: server worker in UCS_THREAD_MODE_MULTI */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,6 +284,8 @@ arm_status_t arm_net_init(const arm_net_params_t *p, arm_net_t **net_p)
     net->rank = p->rank;
     net->nnodes = p->nnodes;
     net->allgather = p->allgather;
+    net->ibarrier_start = p->ibarrier_start;
+    net->ibarrier_test = p->ibarrier_test;
     net->cb_ctx = p->cb_ctx;
     net->finalize_timeout_ms = p->finalize_timeout_ms > 0 ? p->finalize_timeout_ms : 5000;
     net->server_worker_mt = p->server_worker_mt;
@@ -381,9 +384,23 @@ arm_status_t arm_net_finalize(arm_net_t *net)
     if (nleft)
         arm_log(ARM_LOG_DEBUG, ARM_NET_SUBSYS, "finalize: destroyed %d leftover rkeys", nleft);
     arm_net_ep_close_all(net);
-    /* Nobody destroys its workers while a peer still flushes towards them. */
-    if (ret == ARM_OK && barrier(net) != 0)
+    /* Nobody stops progressing, or destroys its workers, while a peer still
+     * closes (flushes) an endpoint towards them. */
+    if (ret == ARM_OK && net->ibarrier_start && net->ibarrier_test &&
+        net->ibarrier_start(net->cb_ctx) == 0) {
+        int done;
+        while ((done = net->ibarrier_test(net->cb_ctx)) == 0) {
+            int did = (int)ucp_worker_progress(net->client.h);
+            if (net->server)
+                did |= (int)ucp_worker_progress(net->server->h);
+            if (!did)
+                sched_yield();
+        }
+        if (done < 0)
+            ret = ARM_ERR_TRANSPORT;
+    } else if (ret == ARM_OK && barrier(net) != 0) {
         ret = ARM_ERR_TRANSPORT;
+    }
     while (net->regs.next != &net->regs)
         arm_net_mem_dereg((arm_net_reg_t *)net->regs.next);
     if (net->server)

@@ -61,6 +61,8 @@ struct arm_net {
     int *node_of;
     int *leader_of_node;
     arm_net_allgather_fn allgather;
+    arm_net_ibarrier_start_fn ibarrier_start;
+    arm_net_ibarrier_test_fn ibarrier_test;
     void *cb_ctx;
     int finalize_timeout_ms;
     int server_worker_mt;

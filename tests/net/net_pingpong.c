@@ -59,6 +59,20 @@ static int mpi_allgather(void *ctx, const void *send, void *recv, size_t len)
                          *(MPI_Comm *)ctx) == MPI_SUCCESS ? 0 : -1;
 }
 
+static MPI_Request fin_req = MPI_REQUEST_NULL;
+
+static int mpi_ibarrier_start(void *ctx)
+{
+    return MPI_Ibarrier(*(MPI_Comm *)ctx, &fin_req) == MPI_SUCCESS ? 0 : -1;
+}
+
+static int mpi_ibarrier_test(void *ctx)
+{
+    int done = 0;
+    (void)ctx;
+    return MPI_Test(&fin_req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS ? done : -1;
+}
+
 static arm_net_t *net;
 
 /* ---- server side (runs in the server thread) ----------------------------- */
@@ -367,6 +381,8 @@ int main(int argc, char **argv)
     p.node_of = node_of;
     p.leader_of_node = leader;
     p.allgather = mpi_allgather;
+    p.ibarrier_start = mpi_ibarrier_start;
+    p.ibarrier_test = mpi_ibarrier_test;
     p.cb_ctx = &comm;
     OK(arm_net_init(&p, &net));
 
