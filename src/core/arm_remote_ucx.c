@@ -94,22 +94,30 @@ static struct {
 /* ---- progress and waiting ---------------------------------------------------- */
 /* Progresses the client worker until *flag is set (or cond holds), polling a
  * while and then sleeping on the worker's event descriptor. */
+/* One step of every client-side wait: progress the client worker; after
+ * R.spins empty polls, sleep on its event descriptor for up to sleep_ms.
+ * Returns 1 when it slept. */
+static int wait_step(int *idle, int sleep_ms)
+{
+    if (arm_net_progress(R.w)) {
+        *idle = 0;
+        return 0;
+    }
+    if (++*idle < R.spins)
+        return 0;
+    arm_net_wait(R.w, sleep_ms);
+    *idle = 0;
+    return 1;
+}
+
 static void wait_flag(const volatile int *flag, const char *call, int node, int bounded)
 {
     int idle = 0;
     double start = 0.0;
     while (!*flag) {
-        if (arm_net_progress(R.w)) {
-            idle = 0;
-            continue;
-        }
-        if (++idle < R.spins)
-            continue;
-        arm_net_wait(R.w, 100);
-        idle = 0;
         /* A server answers within milliseconds unless its process is gone
          * (a lock may legitimately wait longer, so it is not bounded). */
-        if (bounded) {
+        if (wait_step(&idle, 100) && bounded) {
             double now = arm_time_now();
             if (start == 0.0)
                 start = now;
@@ -148,12 +156,8 @@ static void send_done(arm_net_comp_t *c)
 static rop_t *op_get(int node)
 {
     int idle = 0;
-    while (R.nfree == 0) {
-        if (!arm_net_progress(R.w) && ++idle > R.spins) {
-            arm_net_wait(R.w, 10);
-            idle = 0;
-        }
-    }
+    while (R.nfree == 0)
+        wait_step(&idle, 10);
     rop_t *op = &R.ops[R.free_ops[--R.nfree]];
     op->busy = 1;
     op->want_reply = 0;
@@ -182,12 +186,8 @@ static rop_t *op_new(int kind, int proc, uint64_t raddr, size_t len)
 static void take_credit(int node)
 {
     int idle = 0;
-    while (R.credits[node] == 0) {
-        if (!arm_net_progress(R.w) && ++idle > R.spins) {
-            arm_net_wait(R.w, 10);
-            idle = 0;
-        }
-    }
+    while (R.credits[node] == 0)
+        wait_step(&idle, 10);
     R.credits[node]--;
 }
 
