@@ -50,6 +50,5 @@ void bench_armci_free(void **bases)
 
 void bench_armci_sync(void)
 {
-    ARMCI_AllFence();
-    MPI_Barrier(MPI_COMM_WORLD);
+    ARMCI_Barrier();
 }

@@ -19,7 +19,7 @@ void **bench_armci_alloc(size_t bytes);
 void bench_armci_free(void **bases);
 
 /* Untimed barrier that also completes this process's outstanding ARMCI
- * operations: ARMCI_AllFence then MPI_Barrier. */
+ * operations: ARMCI_Barrier, which is what an ARMCI program waits in. */
 void bench_armci_sync(void);
 
 #endif /* BENCH_ARMCI_H */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "api_internal.h"
+#include "core/arm_core.h"
 
 /* ---- argument checks ---------------------------------------------------- */
 
@@ -219,7 +220,7 @@ int armci_msg_rcvany(int tag, void *buffer, int buflen, int *msglen)
 
 void parmci_msg_barrier(void)
 {
-    MPI_Barrier(world("armci_msg_barrier"));
+    arm_core_barrier(world("armci_msg_barrier"));
 }
 
 void parmci_msg_group_barrier(ARMCI_Group *group)
@@ -227,7 +228,7 @@ void parmci_msg_group_barrier(ARMCI_Group *group)
     const char *call = "armci_msg_group_barrier";
     arm_api_require_init(call);
     check_group(call, group);
-    MPI_Barrier(group->comm);
+    arm_core_barrier(group->comm);
 }
 
 void armci_msg_barrier(void)

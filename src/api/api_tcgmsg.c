@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "api_internal.h"
+#include "core/arm_core.h"
 
 void   armci_tcgmsg_brdcst(long *type, void *buf, long *lenbuf, long *originator);
 void   armci_tcgmsg_dgop(long *type, double *x, long *n, char *op, int oplen);
@@ -388,7 +389,7 @@ void armci_tcgmsg_synch(long *type)
     const char *call = "armci_tcgmsg_synch";
     MPI_Comm comm = tcg_world(call);
     tcg_tag(call, comm, type);
-    MPI_Barrier(comm);
+    arm_core_barrier(comm);
 }
 
 void armci_tcgmsg_dgop(long *type, double *x, long *n, char *op, int oplen)

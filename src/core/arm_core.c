@@ -27,6 +27,39 @@ static void abort_hook(int code)
     arm_core_abort(code);
 }
 
+/* MPI's blocking barrier spins (at best with sched_yield) until the last
+ * process arrives. A process that waits there takes a core from the
+ * communication servers, which are what the other processes are waiting on,
+ * and on an oversubscribed host that halves their speed. This barrier tests a
+ * non-blocking one, a few hundred times while the host has a core to spare,
+ * then sleeps between tests, doubling the nap from 2 us up to 100 us: a waiter
+ * costs a few wake-ups per millisecond, and learns of the barrier's end at
+ * most one nap late. */
+void arm_core_barrier(MPI_Comm comm)
+{
+    MPI_Request req;
+    if (MPI_Ibarrier(comm, &req) != MPI_SUCCESS) {
+        MPI_Barrier(comm);
+        return;
+    }
+    const arm_core_t *c = &arm_core;
+    int busy_host = c->initialized && c->host_threads > c->host_cores;
+    int spins = busy_host ? 4 : (int)arm_config.poll_spins;
+    long nap_ns = 2000;
+    for (int i = 0;; i++) {
+        int done = 0;
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        if (i < spins)
+            continue;
+        struct timespec ts = { 0, nap_ns };
+        nanosleep(&ts, NULL);
+        if (nap_ns < 100000)
+            nap_ns *= 2;
+    }
+}
+
 /* A job id every rank agrees on: rank 0's pid and start time. It makes the
  * names of shared segments unique to this job. */
 static unsigned long long make_job_id(MPI_Comm comm)

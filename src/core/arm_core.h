@@ -58,6 +58,7 @@ typedef struct arm_core {
     int my_node, nnodes;
     int host_size;         /* processes on this host (virtual nodes share it) */
     int host_cores;        /* cores online on this host                     */
+    int host_threads;      /* processes plus server threads on this host    */
     int *node_of;          /* rank -> node                                  */
     int *node_leader;      /* node -> lowest rank                           */
     int *node_size;        /* node -> processes                             */
@@ -89,6 +90,9 @@ extern arm_core_t arm_core;
 arm_status_t arm_core_init(MPI_Comm comm, const char *call);
 arm_status_t arm_core_finalize(void);
 _Noreturn void arm_core_abort(int code);
+
+/* A barrier over comm that waits without holding a core (decision 009). */
+void arm_core_barrier(MPI_Comm comm);
 
 /* ---- node map (arm_procmap.c) -------------------------------------------- */
 arm_status_t arm_procmap_init(arm_core_t *c, long ppn);

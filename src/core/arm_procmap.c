@@ -24,7 +24,6 @@ arm_status_t arm_procmap_init(arm_core_t *c, long ppn)
     MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, c->me, MPI_INFO_NULL, &host);
     MPI_Comm_size(host, &c->host_size);
     MPI_Allreduce(MPI_IN_PLACE, &host_leader, 1, MPI_INT, MPI_MIN, host);
-    MPI_Comm_free(&host);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->host_cores = cores > 0 ? (int)cores : 1;
     if (ppn > 0) {
@@ -44,6 +43,12 @@ arm_status_t arm_procmap_init(arm_core_t *c, long ppn)
         }
         c->local_index[r] = c->node_size[c->node_of[r]]++;
     }
+    /* Threads that want a core: the processes, plus a server thread per node
+     * on this host once there is more than one node. */
+    int servers = nodes > 1 && leader_of[c->me] == c->me;
+    MPI_Allreduce(MPI_IN_PLACE, &servers, 1, MPI_INT, MPI_SUM, host);
+    MPI_Comm_free(&host);
+    c->host_threads = c->host_size + servers;
     free(leader_of);
     c->nnodes = nodes;
     c->node_first = calloc((size_t)nodes + 1, sizeof(int));

@@ -26,6 +26,7 @@
 #include "util/arm_timer.h"
 
 #define OP_POOL 32
+#define CLEAN_GET_MAX 4096   /* UCX's emulated get is the faster one up to here (decision 009) */
 #define BIG_PUT_MIN (64 * 1024)   /* one rendezvous request from here on (the
                                      eager limit set in the net layer)      */
 
@@ -69,6 +70,8 @@ static struct {
     arm_shm_mutex_t **acc_locks; /* rank -> accumulate lock, for the server */
     int rma_native, amo_native;
     int use_rma, use_amo;
+    size_t clean_get_max;       /* gets up to this size use UCX's get when clean */
+    int clean_amo;              /* atomics use UCX's when clean              */
     char tls[128];
     size_t slot_size;
     int spins;
@@ -276,10 +279,13 @@ static void batch_send(const char *call, int with_fence)
         op_finish(call, op);
 }
 
+static void order_paths(int node, int via_rma);
+
 static void batch_add(const char *call, int kind, int type, const void *scale,
                       const void *src, size_t n, uint64_t raddr, int proc)
 {
     int node = arm_core.node_of[proc];
+    order_paths(node, 0);
     size_t need = sizeof(arm_srv_batch_ent_t) + ((n + 7) & ~(size_t)7);
     if (R.batch && (R.batch_node != node || R.batch_used + need > R.slot_size ||
                     R.batch->nseg == 65535))
@@ -464,14 +470,26 @@ arm_status_t arm_remote_init(arm_core_t *c)
     /* auto|rma|server and auto|amo|server */
     R.use_rma = arm_config.rma_path == 1 || (arm_config.rma_path == 0 && R.rma_native);
     R.use_amo = arm_config.amo_path == 1;
+    /* Where UCX emulates RMA and atomics, its own handler on the server's
+     * worker answers a small get or an atomic a little sooner than our
+     * request dispatch does (decision 009). It is used only for reads to a
+     * node with no server-path writes outstanding, which would otherwise
+     * need a fence first; with writes outstanding the read goes to the
+     * server, queued behind them. Emulated atomics are done with CPU atomics
+     * by the target's worker, so they stay atomic with same-node ones;
+     * native (NIC) atomics are not, and are used only when forced. */
+    R.clean_get_max = !R.use_rma && !R.rma_native && arm_config.rma_path == 0 ? CLEAN_GET_MAX : 0;
+    R.clean_amo = !R.use_amo && !R.amo_native && arm_config.amo_path == 0;
     arm_net_stats_t ns;
     arm_net_get_stats(R.net, &ns);
     c->stats.endpoints = ns.eps_to_server + ns.eps_to_client;
     R.active = 1;
     if (arm_config.stats && c->me == 0)
-        arm_log(ARM_LOG_WARN, "remote", "inter-node paths: contiguous=%s atomics=%s "
+        arm_log(ARM_LOG_WARN, "remote", "inter-node paths: contiguous=%s%s atomics=%s "
                 "(transports %s; rma %s, amo %s)", R.use_rma ? "rma" : "server",
-                R.use_amo ? "amo" : "server", R.tls, R.rma_native ? "native" : "emulated",
+                R.clean_get_max ? " (gets up to 4 KiB: UCX get when no writes are pending)" : "",
+                R.use_amo ? "amo" : R.clean_amo ? "amo when no writes are pending, else server"
+                : "server", R.tls, R.rma_native ? "native" : "emulated",
                 R.amo_native ? "native" : "emulated");
     return ARM_OK;
 }
@@ -693,9 +711,13 @@ void arm_remote_fence_all(void)
         fence_node(R.dirty_list[--R.ndirty]);
 }
 
-/* Location consistency: a read sees this process's earlier writes to the
- * node whichever path they took. */
-static void order_before_read(int node, int via_rma)
+/* Location consistency: an operation sees, and lands after, this process's
+ * earlier writes to the node whichever path they took. The server path is
+ * ordered within itself (requests are served in order per client) and so is
+ * UCX's; crossing from one to the other first completes what the other has
+ * outstanding. Where nothing goes by RMA (emulated transports) rma_dirty is
+ * never set and this costs two loads. */
+static void order_paths(int node, int via_rma)
 {
     if ((via_rma && R.srv_dirty[node]) || (!via_rma && R.rma_dirty[node]))
         arm_remote_fence(arm_core.node_leader[node]);
@@ -717,6 +739,7 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
 {
     int node = arm_core.node_of[proc];
     uint64_t raddr = s->raddr + (dst - s->base);
+    order_paths(node, R.use_rma);
     if (R.use_rma) {
         arm_net_comp_t c;
         arm_net_comp_init(&c, NULL, NULL);
@@ -786,8 +809,9 @@ void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void 
     batch_send(call, 0);
     int node = arm_core.node_of[proc];
     uint64_t raddr = s->raddr + (src - s->base);
-    order_before_read(node, R.use_rma);
-    if (R.use_rma) {
+    int via_rma = R.use_rma || (n <= R.clean_get_max && !R.srv_dirty[node]);
+    order_paths(node, via_rma);
+    if (via_rma) {
         arm_net_comp_t c;
         arm_net_comp_init(&c, NULL, NULL);
         rma_complete(call, arm_net_get(rkey_for(call, s, node), dst, n, raddr, &c), &c,
@@ -894,8 +918,7 @@ static void sb_init(seg_builder_t *b, const char *call, int kind, int type,
     b->type = type;
     b->scale = scale;
     b->elem = kind == ARM_SRV_ACCSEG ? arm_acc_elem_size(type) : 1;
-    if (kind == ARM_SRV_GETSEG)
-        order_before_read(b->node, 0);
+    order_paths(b->node, 0);
 }
 
 static void sb_done(seg_builder_t *b, int op_family)
@@ -913,6 +936,7 @@ void arm_remote_acc(const char *call, int type, const void *scale, const void *s
 {
     int node = arm_core.node_of[proc];
     uint64_t raddr = s->raddr + (dst - s->base);
+    order_paths(node, 0);
     if (arm_config.aggregate && n <= BATCH_MAX_OP) {
         batch_add(call, ARM_SRV_ACC, type, scale, src, n, raddr, proc);
         COUNT(ARMADA_OP_ACC, ARMADA_PATH_SERVER, n);
@@ -1006,7 +1030,7 @@ long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t ad
     case 16:                       sub = ARM_SRV_CAS32; break;
     default:                       sub = ARM_SRV_CAS64; break;
     }
-    if (R.use_amo) {
+    if (R.use_amo || (R.clean_amo && !R.srv_dirty[node])) {
         static const arm_net_amo_op_t amo[] = { ARM_NET_AMO_FADD, ARM_NET_AMO_FADD,
                                                 ARM_NET_AMO_SWAP, ARM_NET_AMO_SWAP,
                                                 ARM_NET_AMO_CSWAP, ARM_NET_AMO_CSWAP };
@@ -1015,7 +1039,7 @@ long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t ad
         int32_t op32 = (int32_t)value, cmp32 = (int32_t)compare, res32 = 0;
         arm_net_comp_t c;
         arm_net_comp_init(&c, NULL, NULL);
-        order_before_read(node, 1);
+        order_paths(node, 1);
         arm_status_t st = arm_net_amo(rkey_for(call, s, node), amo[sub], size,
                                       size == 8 ? (void *)&operand : (void *)&op32,
                                       size == 8 ? (void *)&cmp : (void *)&cmp32,
@@ -1024,7 +1048,7 @@ long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t ad
         COUNT(ARMADA_OP_RMW, ARMADA_PATH_RMA, size);
         return size == 8 ? (long)result : (long)res32;
     }
-    order_before_read(node, 0);
+    order_paths(node, 0);
     rop_t *o = op_new(ARM_SRV_RMW, proc, raddr, 0);
     o->req.sub = (uint8_t)sub;
     o->req.operand = value;
