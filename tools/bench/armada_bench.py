@@ -25,7 +25,6 @@ import os
 import platform
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -33,6 +32,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from machineinfo import machine  # noqa: E402  (tools/machineinfo.py)
 
 SUITES = ["ops", "contig", "strided", "vector", "fadd", "hotspot", "pairs",
           "shift", "flood"]
@@ -131,26 +132,6 @@ def versions():
     v["compiler"] = (cmd_output(["cc", "--version"]).splitlines() or ["?"])[0]
     v["python"] = platform.python_version()
     return v
-
-
-def machine():
-    cpu = "?"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = "?"
-    try:
-        for line in open("/proc/meminfo"):
-            if line.startswith("MemTotal"):
-                mem = "%.1f GiB" % (int(line.split()[1]) / 1048576)
-    except OSError:
-        pass
-    return {"host": socket.gethostname(), "cpu": cpu, "cores": os.cpu_count(),
-            "memory": mem, "kernel": platform.release(), "os": platform.platform()}
 
 
 # ------------------------------------------------------------------- plan --

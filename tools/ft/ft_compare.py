@@ -15,7 +15,6 @@ import argparse
 import csv
 import datetime
 import os
-import platform
 import re
 import shlex
 import statistics
@@ -23,6 +22,9 @@ import struct
 import subprocess
 import sys
 import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from machineinfo import machine  # noqa: E402  (tools/machineinfo.py)
 
 VARIANTS = ["mpi-alltoall", "put-exchange", "put-slabs", "put-pencils",
             "mpi-slabs", "mpi-pencils"]
@@ -50,27 +52,6 @@ def parse_args():
     ap.add_argument("--timeout", type=int, default=600, help="seconds per run")
     ap.add_argument("--label", default="", help="free text recorded with the settings")
     return ap.parse_args()
-
-
-def machine_info():
-    cpu = platform.processor() or "?"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    mem = "?"
-    try:
-        with open("/proc/meminfo") as f:
-            kb = int(f.readline().split()[1])
-            mem = "%.1f GiB" % (kb / 2**20)
-    except (OSError, ValueError, IndexError):
-        pass
-    return {"host": platform.node(), "os": platform.platform(), "cpu": cpu,
-            "cores": str(os.cpu_count()), "memory": mem}
 
 
 def run_one(args, binary, np_, variant, env):
@@ -295,7 +276,7 @@ def main():
     for kv in args.env:
         k, v = kv.split("=", 1)
         env[k] = v
-    info = machine_info()
+    info = machine()
 
     libs = {}
     for item in args.binary or ["build/apps/ft/armada-ft"]:
