@@ -91,7 +91,7 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call);
 arm_status_t arm_core_finalize(void);
 _Noreturn void arm_core_abort(int code);
 
-/* A barrier over comm that waits without holding a core (decision 009). */
+/* A barrier over comm that waits without holding a core (decision 010). */
 void arm_core_barrier(MPI_Comm comm);
 
 /* ---- node map (arm_procmap.c) -------------------------------------------- */

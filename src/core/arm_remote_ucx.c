@@ -279,13 +279,11 @@ static void batch_send(const char *call, int with_fence)
         op_finish(call, op);
 }
 
-static void order_paths(int node, int via_rma);
-
+/* Callers have ordered the write against the RMA path (order_paths). */
 static void batch_add(const char *call, int kind, int type, const void *scale,
                       const void *src, size_t n, uint64_t raddr, int proc)
 {
     int node = arm_core.node_of[proc];
-    order_paths(node, 0);
     size_t need = sizeof(arm_srv_batch_ent_t) + ((n + 7) & ~(size_t)7);
     if (R.batch && (R.batch_node != node || R.batch_used + need > R.slot_size ||
                     R.batch->nseg == 65535))
@@ -487,7 +485,7 @@ arm_status_t arm_remote_init(arm_core_t *c)
     if (arm_config.stats && c->me == 0)
         arm_log(ARM_LOG_WARN, "remote", "inter-node paths: contiguous=%s%s atomics=%s "
                 "(transports %s; rma %s, amo %s)", R.use_rma ? "rma" : "server",
-                R.clean_get_max ? " (gets up to 4 KiB: UCX get when no writes are pending)" : "",
+                R.clean_get_max ? " (small gets: UCX get when no writes are pending)" : "",
                 R.use_amo ? "amo" : R.clean_amo ? "amo when no writes are pending, else server"
                 : "server", R.tls, R.rma_native ? "native" : "emulated",
                 R.amo_native ? "native" : "emulated");
