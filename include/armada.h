@@ -42,7 +42,8 @@ typedef struct armada_stats {
                                         server (0 where this process runs none) */
     uint64_t server_requests;        /* requests served by this process's server */
     uint64_t endpoints;              /* transport endpoints this process opened */
-    uint64_t handles_in_use;         /* non-blocking requests outstanding    */
+    uint64_t handles_in_use;         /* non-blocking get requests to other
+                                        nodes still in flight               */
 } armada_stats_t;
 
 /* Copies this process's counters into *out. Returns 0, or -1 when ARMCI is

@@ -247,6 +247,7 @@ int ARMCI_Free_group(void *ptr, ARMCI_Group *group)
 {
     check_group("ARMCI_Free_group", group);
     arm_op_fence_all();
+    arm_op_nb_wait_proc("ARMCI_Free_group", -1);   /* no get may still read it */
     arm_reg_free(group->comm, ptr, "ARMCI_Free_group");
     return 0;
 }
@@ -260,6 +261,7 @@ int PARMCI_Free(void *ptr)
 {
     api_init("ARMCI_Free");
     arm_op_fence_all();
+    arm_op_nb_wait_proc("ARMCI_Free", -1);   /* no get may still read it */
     arm_reg_free(arm_core.world, ptr, "ARMCI_Free");
     return 0;
 }

@@ -10,10 +10,13 @@
 #include "core/arm_ops.h"
 
 /* ---- non-blocking handles ----------------------------------------------------
- * Same-node operations complete before they return, and the inter-node path
- * completes an operation locally before returning too, so a handle only
- * records which target it was used for. Wait, Test, WaitProc and WaitAll are
- * then local no-ops, and remote completion stays the job of Fence. */
+ * Same-node operations complete before they return. Between nodes, puts and
+ * accumulates complete locally before they return (remote completion is the
+ * job of Fence), while gets stay outstanding until waited on: the handle's
+ * target holds -token of the call's outstanding gets (arm_op_nb_*), or the
+ * target rank + 1 once nothing is outstanding. An aggregate handle gathers
+ * several calls: waiting on it completes every outstanding get. A NULL
+ * handle is the implicit one, completed by WaitProc and WaitAll. */
 void ARMCI_INIT_HANDLE(armci_hdl_t *hdl)
 {
     if (hdl) {
@@ -38,6 +41,13 @@ static inline void note_handle(armci_hdl_t *hdl, int proc)
         hdl->target = proc + 1;
 }
 
+static inline void note_get(armci_hdl_t *hdl, int proc)
+{
+    int token = arm_op_nb_end();
+    if (hdl && !hdl->aggregate)
+        hdl->target = token ? -token : proc + 1;
+}
+
 int PARMCI_NbPut(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
     PARMCI_Put(src, dst, bytes, proc);
@@ -46,8 +56,9 @@ int PARMCI_NbPut(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 }
 int PARMCI_NbGet(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
+    arm_op_nb_begin();
     PARMCI_Get(src, dst, bytes, proc);
-    note_handle(hdl, proc);
+    note_get(hdl, proc);
     return 0;
 }
 int PARMCI_NbAcc(int datatype, void *scale, void *src, void *dst, int bytes, int proc,
@@ -67,8 +78,9 @@ int PARMCI_NbPutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_str
 int PARMCI_NbGetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
                   int count[], int stride_levels, int proc, armci_hdl_t *hdl)
 {
+    arm_op_nb_begin();
     PARMCI_GetS(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc);
-    note_handle(hdl, proc);
+    note_get(hdl, proc);
     return 0;
 }
 int PARMCI_NbAccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[],
@@ -88,8 +100,9 @@ int PARMCI_NbPutV(armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *handle)
 }
 int PARMCI_NbGetV(armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *handle)
 {
+    arm_op_nb_begin();
     PARMCI_GetV(iov, iov_len, proc);
-    note_handle(handle, proc);
+    note_get(handle, proc);
     return 0;
 }
 int PARMCI_NbAccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int proc,
@@ -105,28 +118,36 @@ int PARMCI_Wait(armci_hdl_t *hdl)
     api_init("ARMCI_Wait");
     if (ARM_API_CHECKS && !hdl)
         arm_fatal("ARMCI_Wait", "argument 'hdl' is NULL");
+    if (hdl->aggregate)
+        arm_op_nb_wait_proc("ARMCI_Wait", -1);
+    else if (hdl->target < 0)
+        arm_op_nb_wait("ARMCI_Wait", -hdl->target);
     hdl->target = 0;
     return 0;
 }
 
+/* 0 when the operation is complete, 1 while it is outstanding. */
 int PARMCI_Test(armci_hdl_t *hdl)
 {
     api_init("ARMCI_Test");
     if (ARM_API_CHECKS && !hdl)
         arm_fatal("ARMCI_Test", "argument 'hdl' is NULL");
-    return 0; /* complete */
+    int token = hdl->aggregate ? 0 : hdl->target < 0 ? -hdl->target : -1;
+    return token >= 0 && !arm_op_nb_test(token);
 }
 
 int PARMCI_WaitProc(int proc)
 {
     api_init("ARMCI_WaitProc");
     api_proc("ARMCI_WaitProc", proc);
+    arm_op_nb_wait_proc("ARMCI_WaitProc", proc);
     return 0;
 }
 
 int PARMCI_WaitAll(void)
 {
     api_init("ARMCI_WaitAll");
+    arm_op_nb_wait_proc("ARMCI_WaitAll", -1);
     return 0;
 }
 
@@ -308,6 +329,7 @@ int armada_stats_get(armada_stats_t *out)
         return -1;
     *out = arm_core.stats;
     out->shm_bytes_mapped = arm_core.shm_bytes;
+    out->handles_in_use = (uint64_t)arm_op_nb_outstanding();
     return 0;
 }
 

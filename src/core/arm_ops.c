@@ -286,3 +286,10 @@ void arm_op_fence_all(void)
     atomic_thread_fence(memory_order_seq_cst);
     arm_remote_fence_all();
 }
+
+void arm_op_nb_begin(void) { arm_remote_nb_begin(); }
+int arm_op_nb_end(void) { return arm_remote_nb_end(); }
+int arm_op_nb_test(int token) { return arm_remote_nb_test(token); }
+void arm_op_nb_wait(const char *call, int token) { arm_remote_nb_wait(call, token); }
+void arm_op_nb_wait_proc(const char *call, int proc) { arm_remote_nb_wait_proc(call, proc); }
+int arm_op_nb_outstanding(void) { return arm_remote_nb_outstanding(); }

@@ -37,4 +37,14 @@ int arm_op_mutex_at(const char *call, void *addr, int proc, int action);
 void arm_op_fence(int proc);
 void arm_op_fence_all(void);
 
+/* Non-blocking gets: same-node gets complete at once; gets to other nodes
+ * issued between nb_begin and nb_end stay outstanding under the token
+ * nb_end returns (0: nothing outstanding). */
+void arm_op_nb_begin(void);
+int arm_op_nb_end(void);
+int arm_op_nb_test(int token);          /* 1 when complete; token 0: all of them */
+void arm_op_nb_wait(const char *call, int token);
+void arm_op_nb_wait_proc(const char *call, int proc);   /* proc -1: every target */
+int arm_op_nb_outstanding(void);        /* get requests still in flight */
+
 #endif

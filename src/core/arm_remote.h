@@ -48,4 +48,14 @@ void arm_remote_flush(void);
 void arm_remote_fence(int proc);
 void arm_remote_fence_all(void);
 
+/* Non-blocking gets. Between nb_begin and nb_end, gets to other nodes are
+ * sent without waiting for their data; nb_end returns a token (> 0) for
+ * what is outstanding, or 0 when everything already completed. */
+void arm_remote_nb_begin(void);
+int arm_remote_nb_end(void);
+int arm_remote_nb_test(int token);       /* 1 when complete; token 0: all of them */
+void arm_remote_nb_wait(const char *call, int token);
+void arm_remote_nb_wait_proc(const char *call, int proc);  /* proc -1: all */
+int arm_remote_nb_outstanding(void);    /* requests still in flight */
+
 #endif

@@ -49,6 +49,12 @@ void arm_remote_unlock(const char *call, const arm_slice_t *s, uintptr_t addr, i
 void arm_remote_flush(void) {}
 void arm_remote_fence(int proc) { (void)proc; }
 void arm_remote_fence_all(void) {}
+void arm_remote_nb_begin(void) {}
+int arm_remote_nb_end(void) { return 0; }
+int arm_remote_nb_test(int token) { (void)token; return 1; }
+void arm_remote_nb_wait(const char *call, int token) { (void)call; (void)token; }
+void arm_remote_nb_wait_proc(const char *call, int proc) { (void)call; (void)proc; }
+int arm_remote_nb_outstanding(void) { return 0; }
 
 #include "core/arm_remote_info.h"
 void arm_remote_print_info(FILE *out)

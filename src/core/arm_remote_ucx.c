@@ -26,6 +26,7 @@
 #include "util/arm_timer.h"
 
 #define OP_POOL 32
+#define NB_MAX 64            /* non-blocking gets outstanding (> OP_POOL: one is always free) */
 #define CLEAN_GET_MAX 4096   /* UCX's emulated get is the faster one up to here (decision 009) */
 #define BIG_PUT_MIN (64 * 1024)   /* one rendezvous request from here on (the
                                      eager limit set in the net layer)      */
@@ -50,6 +51,8 @@ typedef struct rop {
     size_t         data_len;
     int            nseg;
     unsigned       am_flags;   /* ARM_NET_AM_* for the request's send      */
+    int            nb;         /* non-blocking get it belongs to, or -1    */
+    const char    *call;       /* the ARMCI call, for errors found later   */
 } rop_t;
 
 typedef struct remote_alloc {
@@ -86,6 +89,16 @@ static struct {
     rop_t ops[OP_POOL];
     int free_ops[OP_POOL], nfree;
     uint64_t gen;
+    /* Non-blocking gets: each ARMCI_NbGet* call owns one entry while its
+     * requests are outstanding; they complete on their own as replies
+     * arrive, so an entry is free again once live drops to 0. */
+    struct {
+        uint32_t gen;
+        int live;               /* requests still outstanding               */
+        int proc;               /* target, for ARMCI_WaitProc               */
+    } nb[NB_MAX];
+    int nb_cur;                 /* entry + 1 of the call under way, else 0  */
+    int nb_next;
 } R;
 
 #define COUNT(op, path, n)                          \
@@ -113,11 +126,13 @@ static int wait_step(int *idle, int sleep_ms)
     return 1;
 }
 
-static void wait_flag(const volatile int *flag, const char *call, int node, int bounded)
+/* Waits until *v is non-zero, or with until_zero until it is 0. */
+static void wait_on(const volatile int *v, int until_zero, const char *call, int node,
+                    int bounded)
 {
     int idle = 0;
     double start = 0.0;
-    while (!*flag) {
+    while (until_zero ? *v != 0 : *v == 0) {
         /* A server answers within milliseconds unless its process is gone
          * (a lock may legitimately wait longer, so it is not bounded). */
         if (wait_step(&idle, 100) && bounded) {
@@ -147,8 +162,18 @@ static void op_release(rop_t *op)
 
 static void maybe_release(rop_t *op)
 {
-    if (op->send.pending == 0 && (!op->want_reply || op->replied) && op->busy == 2)
+    if (op->send.pending == 0 && (!op->want_reply || op->replied) && op->busy == 2) {
+        if (op->nb >= 0) {
+            /* A non-blocking get that nobody waits on right now: its errors
+             * stop the program here, naming the call that started it. */
+            if (op->send.status != ARM_OK || op->status != ARM_OK)
+                arm_fatal(op->call, "a non-blocking get from rank %d failed: %s",
+                          op->req.target, arm_status_str(op->send.status != ARM_OK
+                              ? op->send.status : (arm_status_t)op->status));
+            R.nb[op->nb].live--;
+        }
         op_release(op);
+    }
 }
 
 static void send_done(arm_net_comp_t *c)
@@ -170,6 +195,8 @@ static rop_t *op_get(int node)
     op->nseg = 0;
     op->data_len = 0;
     op->am_flags = 0;
+    op->nb = -1;
+    op->call = NULL;
     memset(&op->req, 0, sizeof op->req);
     op->req.src = arm_core.me;
     return op;
@@ -194,15 +221,31 @@ static void take_credit(int node)
     R.credits[node]--;
 }
 
-/* Sends op's request with payload iov. detach: the op frees itself when
- * done (fire and forget); otherwise the caller waits and releases it. */
-static void op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_t iovcnt,
-                    int want_reply, int detach)
+/* Hands op to the non-blocking get under way: it completes, and returns to
+ * the pool, on its own. */
+static void nb_attach(const char *call, rop_t *op)
 {
+    int i = R.nb_cur - 1;
+    op->nb = i;
+    op->call = call;
+    R.nb[i].live++;
+    R.nb[i].proc = op->req.target;
+    op->busy = 2;
+    maybe_release(op);
+}
+
+/* Sends op's request with payload iov. detach: the op frees itself when
+ * done (fire and forget); otherwise the caller waits and releases it.
+ * Returns 1 when a get joined the non-blocking call under way instead: the
+ * caller then neither waits nor releases. */
+static int op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_t iovcnt,
+                   int want_reply, int detach)
+{
+    uint8_t kind = op->req.op;
+    int nb = R.nb_cur && want_reply && !detach && (kind == ARM_SRV_GET || kind == ARM_SRV_GETSEG);
     /* A blocking request without payload rides the one sync slot: no credit.
      * A process has one such request outstanding at most (it waits for it). */
-    uint8_t kind = op->req.op;
-    int sync = iovcnt == 0 && want_reply &&
+    int sync = !nb && iovcnt == 0 && want_reply &&
                (kind == ARM_SRV_GET || kind == ARM_SRV_RMW || kind == ARM_SRV_FENCE ||
                 kind == ARM_SRV_LOCK || kind == ARM_SRV_TRYLOCK);
     if (sync)
@@ -229,16 +272,21 @@ static void op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_
     if (st != ARM_OK && st != ARM_INPROGRESS)
         arm_fatal(call, "sending a request to node %d failed: %s", op->node,
                   arm_status_str(st));
+    if (nb) {
+        nb_attach(call, op);
+        return 1;
+    }
     if (detach) {
         op->busy = 2;
         maybe_release(op);
     }
+    return 0;
 }
 
 /* Waits for op's reply (and local completion), returns it to the pool. */
 static void op_finish(const char *call, rop_t *op)
 {
-    wait_flag(&op->replied, call, op->node,
+    wait_on(&op->replied, 0, call, op->node,
               (op->req.op & (uint8_t)~ARM_SRV_SYNC) != ARM_SRV_LOCK);
     while (op->send.pending)
         progress_once();
@@ -246,6 +294,77 @@ static void op_finish(const char *call, rop_t *op)
         arm_fatal(call, "the server of node %d refused the request: %s", op->node,
                   arm_status_str((arm_status_t)op->status));
     op_release(op);
+}
+
+/* ---- non-blocking gets -------------------------------------------------------------
+ * A token names one call's entry and its generation, so a handle waited on
+ * after its entry was reused reads as complete (it was). */
+#define NB_GEN_MASK 0xfffffu
+
+void arm_remote_nb_begin(void)
+{
+    if (!R.active)
+        return;
+    int i = R.nb_next;
+    while (R.nb[i].live)          /* at most OP_POOL entries are live */
+        i = (i + 1) % NB_MAX;
+    R.nb_next = (i + 1) % NB_MAX;
+    R.nb[i].gen++;
+    R.nb[i].proc = -1;
+    R.nb_cur = i + 1;
+}
+
+int arm_remote_nb_end(void)
+{
+    int i = R.nb_cur - 1;
+    R.nb_cur = 0;
+    if (i < 0 || !R.nb[i].live)
+        return 0;
+    return 1 + i + NB_MAX * (int)(R.nb[i].gen & NB_GEN_MASK);
+}
+
+static int nb_entry(int token)
+{
+    int i = (token - 1) % NB_MAX;
+    unsigned gen = (unsigned)(token - 1) / NB_MAX;
+    return R.active && R.nb[i].live && (R.nb[i].gen & NB_GEN_MASK) == gen ? i : -1;
+}
+
+int arm_remote_nb_outstanding(void)
+{
+    int n = 0;
+    for (int i = 0; R.active && i < NB_MAX; i++)
+        n += R.nb[i].live;
+    return n;
+}
+
+static int nb_any(void)
+{
+    return arm_remote_nb_outstanding() > 0;
+}
+
+/* token 0: every outstanding get. */
+int arm_remote_nb_test(int token)
+{
+    if (token ? nb_entry(token) >= 0 : nb_any())
+        arm_net_progress(R.w);
+    return token ? nb_entry(token) < 0 : !nb_any();
+}
+
+void arm_remote_nb_wait(const char *call, int token)
+{
+    int i = nb_entry(token);
+    if (i >= 0)
+        wait_on(&R.nb[i].live, 1, call, arm_core.node_of[R.nb[i].proc], 1);
+}
+
+void arm_remote_nb_wait_proc(const char *call, int proc)
+{
+    if (!R.active)
+        return;
+    for (int i = 0; i < NB_MAX; i++)
+        if (R.nb[i].live && (proc < 0 || R.nb[i].proc == proc))
+            wait_on(&R.nb[i].live, 1, call, arm_core.node_of[R.nb[i].proc], 1);
 }
 
 static void mark_dirty(int node, unsigned char *flags)
@@ -326,6 +445,7 @@ static void unpack_reply(rop_t *op)
         }
     }
     op->replied = 1;
+    maybe_release(op);
 }
 
 static void reply_recv_done(arm_net_comp_t *c)
@@ -352,6 +472,7 @@ static arm_status_t on_reply(void *arg, const arm_net_am_msg_t *msg)
     op->status = rep.status;
     if (rep.len == 0) {
         op->replied = 1;
+        maybe_release(op);
         return ARM_OK;
     }
     char *dest = (op->req.op & (uint8_t)~ARM_SRV_SYNC) == ARM_SRV_GET ? op->dst : op->buf;
@@ -368,6 +489,7 @@ static arm_status_t on_reply(void *arg, const arm_net_am_msg_t *msg)
     else if (st != ARM_INPROGRESS) {
         op->status = st;
         op->replied = 1;
+        maybe_release(op);
     }
     return ARM_OK;
 }
@@ -507,6 +629,7 @@ void arm_remote_finalize(arm_core_t *c)
 {
     if (!R.active)
         return;
+    arm_remote_nb_wait_proc("ARMCI_Finalize", -1);
     for (arm_alloc_t *a = c->allocs; a; a = a->next)
         if (a->remote)
             release_rkeys(a->remote);
@@ -809,6 +932,18 @@ void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void 
     uint64_t raddr = s->raddr + (src - s->base);
     int via_rma = R.use_rma || (n <= R.clean_get_max && !R.srv_dirty[node]);
     order_paths(node, via_rma);
+    if (via_rma && R.nb_cur) {
+        /* Non-blocking: the request's own completion tracks the get. */
+        rop_t *op = op_get(node);
+        op->req.target = proc;
+        arm_net_comp_init(&op->send, send_done, op);
+        arm_status_t st = arm_net_get(rkey_for(call, s, node), dst, n, raddr, &op->send);
+        if (st != ARM_OK && st != ARM_INPROGRESS)
+            arm_fatal(call, "get from rank %d failed: %s", proc, arm_status_str(st));
+        nb_attach(call, op);
+        COUNT(ARMADA_OP_GET, ARMADA_PATH_RMA, n);
+        return;
+    }
     if (via_rma) {
         arm_net_comp_t c;
         arm_net_comp_init(&c, NULL, NULL);
@@ -822,8 +957,8 @@ void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void 
      * was measured slower on loopback TCP: 3.3 against 5.7 GB/s at 1 MiB.) */
     rop_t *op = op_new(ARM_SRV_GET, proc, raddr, n);
     op->dst = dst;
-    op_send(call, op, NULL, 0, 1, 0);
-    op_finish(call, op);
+    if (!op_send(call, op, NULL, 0, 1, 0))
+        op_finish(call, op);
     COUNT(ARMADA_OP_GET, ARMADA_PATH_SERVER, n);
 }
 
@@ -852,7 +987,8 @@ static void sb_flush(seg_builder_t *b)
     if (b->kind == ARM_SRV_GETSEG) {
         arm_net_iov_t iov = { op->tab, tab_bytes };
         op->req.len = (uint32_t)tab_bytes;
-        op_send(b->call, op, &iov, 1, 1, 0);
+        if (op_send(b->call, op, &iov, 1, 1, 0))
+            return;
         b->gets[b->ngets++] = op;
         if (b->ngets == R.depth) {
             for (int i = 0; i < b->ngets; i++)

@@ -168,7 +168,7 @@ def default_jobs(args):
     quick = args.quick
     for config in args.configs:
         for suite in args.suites:
-            if config != "node" and suite not in ("ops", "contig", "fadd", "strided"):
+            if config != "node" and suite not in ("ops", "contig", "fadd", "strided", "flood"):
                 continue  # the default set keeps the inter-node configs short
             np, opts = suite_plan(suite, quick or (config != "node" and suite != "fadd"))
             if config != "node" and suite == "contig":
