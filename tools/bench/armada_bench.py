@@ -4,7 +4,9 @@ a report folder (results.json, results.csv, report.md, *.png).
 
 Implementations: armada (build/bench/armada-bench-*), armcimpi (Debian's
 ARMCI-MPI, same sources), mpi-rma and openshmem (reference programs for the
-contiguous and atomic tests), ucx (ucx_perftest, the raw transport figure).
+contiguous and atomic tests), ucx (ucx_perftest, the raw transport figure),
+tcp (ref-tcp: the same request/reply patterns on plain loopback sockets, the
+kernel's floor for vnode-tcp; only there, for the get and fetch-and-add).
 
 Configurations:
   node       one node, shared memory
@@ -38,7 +40,9 @@ from machineinfo import machine  # noqa: E402  (tools/machineinfo.py)
 SUITES = ["ops", "contig", "strided", "vector", "fadd", "hotspot", "pairs",
           "shift", "flood"]
 REF_SUITES = {"ops", "contig", "fadd"}  # suites the reference programs have
-IMPLS = ["armada", "armcimpi", "mpi-rma", "openshmem", "ucx"]
+IMPLS = ["armada", "armcimpi", "mpi-rma", "openshmem", "ucx", "tcp"]
+# The kernel-floor figures ref-tcp has, compared in the report's floor table.
+FLOOR = [("ops", "get", 8, "us"), ("fadd", "fadd_all", 4, "Mops/s")]
 CONFIGS = ["node", "vnode", "vnode-tcp"]
 TIME_UNITS = {"us"}  # smaller is better; everything else: larger is better
 
@@ -180,6 +184,8 @@ def default_jobs(args):
                     continue
                 if impl in ("mpi-rma", "openshmem") and suite not in REF_SUITES:
                     continue
+                if impl == "tcp" and (config != "vnode-tcp" or suite not in ("ops", "fadd")):
+                    continue
                 runs = args.runs if args.runs else (3 if suite in ("ops", "fadd") else 1)
                 jobs.append(Job(config, impl, suite, np, opts, runs))
         if "ucx" in args.impls:
@@ -195,6 +201,8 @@ def program(build, impl, suite):
         return [os.path.join(bdir, "ref-mpirma"), suite]
     if impl == "openshmem":
         return [os.path.join(bdir, "ref-shmem"), suite]
+    if impl == "tcp":
+        return [os.path.join(bdir, "ref-tcp"), suite]
     return None
 
 
@@ -465,6 +473,23 @@ def write_markdown(path, meta, rows, skips, checks, plots, impls):
             out.append("| %s | %s | %s %s B (%s) | %s | %s | %s | %s | %s | %s |\n" % (
                 issue, config, op, size, unit, fmt(a), peer, fmt(p),
                 fmt(ratio) if ratio else "—", ("%gx" % factor) if factor else "—", verdict))
+    floor = [(c, f) for c in meta["configs"] if c == "vnode-tcp" for f in FLOOR
+             if any(k[:5] == (c,) + f and k[6] == "tcp" for k in idx)]
+    if floor:
+        out.append("\nThe kernel's floor: `tcp` runs the same request/reply pattern on plain "
+                   "loopback sockets (bench/ref_tcp.c), no UCX. Armada / floor is how close "
+                   "Armada comes to it (1: as fast as bare TCP; below 1: slower), and "
+                   "ARMCI-MPI / floor the same for the peer.\n\n")
+        out.append("| config | figure | Armada | ARMCI-MPI | tcp floor | Armada / floor | "
+                   "ARMCI-MPI / floor |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+        for c, (suite, op, size, unit) in floor:
+            keys = [k for k in idx if k[:5] == (c, suite, op, size, unit)]
+            extra = keys[0][5] if keys else ""
+            a, p, t = (idx.get((c, suite, op, size, unit, extra, i))
+                       for i in ("armada", "armcimpi", "tcp"))
+            out.append("| %s | %s %s B (%s) | %s | %s | %s | %s | %s |\n" % (
+                c, op, size, unit, fmt(a), fmt(p), fmt(t), fmt(better_ratio(a, t, unit)),
+                fmt(better_ratio(p, t, unit))))
     if checks:
         out.append("\nCorrectness checks (final counter after fetch-and-add):\n\n")
         out.append("| config | impl | suite | op | expected | got | ok |\n| --- | --- | --- | --- | --- | --- | --- |\n")
@@ -509,7 +534,7 @@ def write_markdown(path, meta, rows, skips, checks, plots, impls):
 
 # ------------------------------------------------------------------ plots --
 STYLE = {"armada": ("C0", "o"), "armcimpi": ("C1", "s"), "mpi-rma": ("C2", "^"),
-         "openshmem": ("C3", "v"), "ucx": ("C4", "x")}
+         "openshmem": ("C3", "v"), "ucx": ("C4", "x"), "tcp": ("C5", "+")}
 
 
 def make_plots(outdir, rows):
