@@ -28,6 +28,7 @@
 #define OP_POOL 32
 #define NB_MAX 64            /* non-blocking gets outstanding (> OP_POOL: one is always free) */
 #define CLEAN_GET_MAX 4096   /* UCX's emulated get is the faster one up to here (decision 009) */
+#define REPLY_EAGER_MAX (256 * 1024)   /* eager get replies over TCP (decision 012) */
 #define BIG_PUT_MIN (64 * 1024)   /* one rendezvous request from here on (the
                                      eager limit set in the net layer)      */
 
@@ -74,6 +75,7 @@ static struct {
     int rma_native, amo_native;
     int use_rma, use_amo;
     size_t clean_get_max;       /* gets up to this size use UCX's get when clean */
+    size_t reply_eager_max;     /* servers' get replies up to this go eagerly */
     int clean_amo;              /* atomics use UCX's when clean              */
     char tls[128];
     size_t slot_size;
@@ -567,6 +569,14 @@ arm_status_t arm_remote_init(arm_core_t *c)
     st = arm_net_am_set_handler(R.w, ARM_SRV_AM_REP, on_reply, NULL);
     if (st != ARM_OK)
         return st;
+    unsigned caps = 0;
+    arm_net_caps(R.net, &caps, R.tls, sizeof R.tls);
+    R.rma_native = (caps & ARM_NET_CAP_RMA_NATIVE) != 0;
+    R.amo_native = (caps & ARM_NET_CAP_AMO_NATIVE) != 0;
+    /* Over TCP a rendezvous costs two more round trips than it saves below
+     * a few hundred KiB: the servers send get replies up to 256 KiB eagerly
+     * (decision 012). Shared-memory and RDMA transports keep UCX's choice. */
+    R.reply_eager_max = !R.rma_native && strstr(R.tls, "tcp") ? REPLY_EAGER_MAX : 0;
     if (arm_net_is_leader(R.net)) {
         arm_shm_mutex_t **locks = R.acc_locks = calloc((size_t)c->nproc, sizeof *locks);
         if (!locks)
@@ -575,7 +585,8 @@ arm_status_t arm_remote_init(arm_core_t *c)
             if (c->ctl[r])
                 locks[r] = &c->ctl[r]->acc_lock;
         arm_server_params_t sp = { R.net, c->nproc, c->my_node, locks, slots, R.slot_size,
-                                   (int)arm_config.progress, (int)arm_config.poll_spins };
+                                   (int)arm_config.progress, (int)arm_config.poll_spins,
+                                   R.reply_eager_max };
         st = arm_server_start(&sp, &R.server);
         if (st != ARM_OK)
             return st;
@@ -583,10 +594,6 @@ arm_status_t arm_remote_init(arm_core_t *c)
         arm_server_get_stats(R.server, &ss);
         c->stats.server_buffer_bytes = ss.buffer_bytes;
     }
-    unsigned caps = 0;
-    arm_net_caps(R.net, &caps, R.tls, sizeof R.tls);
-    R.rma_native = (caps & ARM_NET_CAP_RMA_NATIVE) != 0;
-    R.amo_native = (caps & ARM_NET_CAP_AMO_NATIVE) != 0;
     /* auto|rma|server and auto|amo|server */
     R.use_rma = arm_config.rma_path == 1 || (arm_config.rma_path == 0 && R.rma_native);
     R.use_amo = arm_config.amo_path == 1;
@@ -605,9 +612,10 @@ arm_status_t arm_remote_init(arm_core_t *c)
     c->stats.endpoints = ns.eps_to_server + ns.eps_to_client;
     R.active = 1;
     if (arm_config.stats && c->me == 0)
-        arm_log(ARM_LOG_WARN, "remote", "inter-node paths: contiguous=%s%s atomics=%s "
+        arm_log(ARM_LOG_WARN, "remote", "inter-node paths: contiguous=%s%s%s atomics=%s "
                 "(transports %s; rma %s, amo %s)", R.use_rma ? "rma" : "server",
                 R.clean_get_max ? " (small gets: UCX get when no writes are pending)" : "",
+                R.reply_eager_max ? " (get replies eager up to 256 KiB)" : "",
                 R.use_amo ? "amo" : R.clean_amo ? "amo when no writes are pending, else server"
                 : "server", R.tls, R.rma_native ? "native" : "emulated",
                 R.amo_native ? "native" : "emulated");

@@ -207,6 +207,7 @@ static void reply(srv_slot_t *sl, int64_t value, arm_status_t status, const arm_
 {
     srv_client_t *cl = sl->cl;
     arm_net_ep_t *ep = arm_net_client_ep(cl->srv->p.net, cl->rank);
+    unsigned flags = bytes && bytes <= cl->srv->p.reply_eager_max ? ARM_NET_AM_EAGER : 0;
     sl->rep.req_id = sl->req.req_id;
     sl->rep.value = value;
     sl->rep.status = status;
@@ -218,11 +219,11 @@ static void reply(srv_slot_t *sl, int64_t value, arm_status_t status, const arm_
     arm_net_comp_init(&sl->comp, reply_sent, sl);
     arm_status_t st = ARM_ERR_TRANSPORT;
     if (ep && iovcnt > 1)
-        st = arm_net_am_sendv(ep, ARM_SRV_AM_REP, &sl->rep, sizeof sl->rep, iov, iovcnt, 0,
+        st = arm_net_am_sendv(ep, ARM_SRV_AM_REP, &sl->rep, sizeof sl->rep, iov, iovcnt, flags,
                               &sl->comp);
     else if (ep)
         st = arm_net_am_send(ep, ARM_SRV_AM_REP, &sl->rep, sizeof sl->rep,
-                             iovcnt ? iov[0].buf : NULL, iovcnt ? iov[0].len : 0, 0,
+                             iovcnt ? iov[0].buf : NULL, iovcnt ? iov[0].len : 0, flags,
                              &sl->comp);
     if (st == ARM_INPROGRESS)
         return;
