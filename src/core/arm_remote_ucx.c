@@ -29,8 +29,7 @@
 #define NB_MAX 64            /* non-blocking gets outstanding (> OP_POOL: one is always free) */
 #define CLEAN_GET_MAX 4096   /* UCX's emulated get is the faster one up to here (decision 009) */
 #define REPLY_EAGER_MAX (256 * 1024)   /* eager get replies over TCP (decision 012) */
-#define BIG_PUT_MIN (64 * 1024)   /* one rendezvous request from here on (the
-                                     eager limit set in the net layer)      */
+#define EAGER_PUT_MAX (256 * 1024) /* one eager request up to here (decision 013) */
 
 /* One request in flight: its header, the payload it packs, and what to do
  * with the reply. */
@@ -884,11 +883,14 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
         return;
     }
     batch_send(call, 0);
-    if (n > R.slot_size && n >= BIG_PUT_MIN) {
-        /* One rendezvous request: the server pulls the data straight into
-         * the destination; the put is locally complete when the send is. */
+    if (n > R.slot_size) {
+        /* One request, whatever the size: eager up to EAGER_PUT_MAX (the
+         * server copies from UCX's buffer, which it may keep while the
+         * request waits its turn), a rendezvous beyond, which the server
+         * receives straight into the destination (decision 013). The put is
+         * locally complete when the send is. */
         rop_t *op = op_new(ARM_SRV_PUT, proc, raddr, n);
-        op->am_flags = ARM_NET_AM_RNDV;
+        op->am_flags = n <= EAGER_PUT_MAX ? ARM_NET_AM_EAGER : ARM_NET_AM_RNDV;
         arm_net_iov_t iov = { (void *)src, n };
         op_send(call, op, &iov, 1, 0, 0);
         while (op->send.pending)
@@ -898,35 +900,18 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
         COUNT(ARMADA_OP_PUT, ARMADA_PATH_SERVER, n);
         return;
     }
-    /* Puts up to a slot are copied and sent without waiting. */
-    rop_t *wait_list[OP_POOL];
-    int nwait = 0;
-    size_t off = 0;
-    do {
-        size_t len = n - off < R.slot_size ? n - off : R.slot_size;
-        rop_t *op = op_new(ARM_SRV_PUT, proc, raddr + off, len);
-        int copy = len <= 4096;
-        arm_net_iov_t iov = { copy ? op->buf : (char *)src + off, len };
-        if (copy)
-            memcpy(op->buf, (const char *)src + off, len);
-        op_send(call, op, &iov, 1, 0, copy);
-        if (!copy) {
-            if (nwait == R.depth) {
-                for (int i = 0; i < nwait; i++) {
-                    while (wait_list[i]->send.pending)
-                        progress_once();
-                    op_release(wait_list[i]);
-                }
-                nwait = 0;
-            }
-            wait_list[nwait++] = op;
-        }
-        off += len;
-    } while (off < n);
-    for (int i = 0; i < nwait; i++) {
-        while (wait_list[i]->send.pending)
+    /* A put up to a slot: up to 4 KiB copied and sent without waiting,
+     * larger ones sent from the source and waited for locally. */
+    rop_t *op = op_new(ARM_SRV_PUT, proc, raddr, n);
+    int copy = n <= 4096;
+    arm_net_iov_t iov = { copy ? op->buf : (void *)src, n };
+    if (copy)
+        memcpy(op->buf, src, n);
+    op_send(call, op, &iov, 1, 0, copy);
+    if (!copy) {
+        while (op->send.pending)
             progress_once();
-        op_release(wait_list[i]);
+        op_release(op);
     }
     mark_dirty(node, R.srv_dirty);
     COUNT(ARMADA_OP_PUT, ARMADA_PATH_SERVER, n);

@@ -260,6 +260,7 @@ typedef struct arm_net_am_msg {
     void       *data;
     size_t      data_len;
     int         rndv;
+    int         keepable;    /* data may be kept past the handler */
 } arm_net_am_msg_t;
 
 /* Runs inside arm_net_progress of the worker; must not progress it. Returns

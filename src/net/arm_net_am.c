@@ -25,6 +25,7 @@ static ucs_status_t am_trampoline(void *arg, const void *header, size_t header_l
     msg.data = data;
     msg.data_len = length;
     msg.rndv = rndv;
+    msg.keepable = keepable;
     slot->worker->stats.am_recv++;
     slot->worker->in_am_handler = 1;
     arm_status_t st = slot->cb(slot->arg, &msg);

@@ -26,7 +26,8 @@ typedef struct srv_slot {
     char          *dptr;       /* payload: in data[], or UCX's eager buffer */
     uint32_t       dlen;
     arm_net_comp_t comp;
-    arm_net_am_msg_t rmsg;     /* DEFERRED: the rendezvous descriptor      */
+    arm_net_am_msg_t rmsg;     /* DEFERRED: the rendezvous descriptor, or
+                                  UCX's eager buffer of a big put           */
     srv_client_t  *cl;
     char          *data;       /* slot_size bytes, preallocated             */
 } srv_slot_t;
@@ -493,7 +494,8 @@ static arm_status_t on_request(void *arg, const arm_net_am_msg_t *msg)
         return ARM_OK;
     }
     memcpy(&req, msg->hdr, sizeof req);
-    int big_put = req.op == ARM_SRV_PUT && msg->rndv;
+    /* A put bigger than a slot is one request (decision 013). */
+    int big_put = req.op == ARM_SRV_PUT && (msg->rndv || msg->data_len > s->p.slot_size);
     if (req.src < 0 || req.src >= s->p.nproc || (msg->data_len > s->p.slot_size && !big_put)) {
         arm_log(ARM_LOG_ERROR, "server", "request from rank %d with %zu bytes refused",
                 req.src, msg->data_len);
@@ -527,6 +529,12 @@ static arm_status_t on_request(void *arg, const arm_net_am_msg_t *msg)
         sl->rmsg = *msg;
         sl->state = SLOT_DEFERRED;
         drain(s, cl);
+        /* An eager put waits its turn in UCX's buffer. Every transport
+         * here lets it be kept; one that did not would lose the data, so
+         * it stops the job instead. */
+        if (sl->state == SLOT_DEFERRED && !msg->keepable)
+            arm_fatal("server", "a %zu-byte put from rank %d must wait its turn but the "
+                      "transport does not let its buffer be kept", msg->data_len, req.src);
         return sl->state == SLOT_DEFERRED ? ARM_INPROGRESS : ARM_OK;
     }
     if (msg->data_len && msg->rndv) {

@@ -79,6 +79,7 @@ int main(int argc, char **argv)
     TST_SAY("put_get: %d sizes 1 B .. 1 MiB to every rank; get-after-put and owner view exact",
             NSIZES);
 
+
     /* A get of a piece written by another rank, at irregular offsets. */
     for (int t = 0; t < np; t++) {
         int from = ((t - (np - 1)) % np + np) % np; /* writer in last round */
@@ -195,6 +196,33 @@ int main(int argc, char **argv)
     CHECK(ok, "data of PutS_flag not there (or gaps written) when flag set");
     ARMCI_Barrier();
     TST_SAY("put_get: Put_flag and PutS_flag: data complete when the flag is seen");
+
+    /* Overlapping puts back to back, each protocol after each other: a
+     * big one (a rendezvous between nodes) still being received while
+     * eager ones arrive behind it, and the reverse. The last write of
+     * every byte must win. */
+    {
+        static const int bsz[] = { 1048576, 200000, 70000, 20000, 5, 300000, 65536 };
+        static const int boff[] = { 0, 1000, 50000, 60000, 60010, 40000, 45000 };
+        int t = (me + 1) % np;
+        ARMCI_Barrier();
+        memset(shadow, 0, SEG);
+        for (int rep = 0; rep < 4; rep++) {
+            for (int k = 0; k < (int)(sizeof bsz / sizeof bsz[0]); k++) {
+                for (int i = 0; i < bsz[k]; i++)
+                    src[i] = tst_byte(rep * 16 + k + 100, i);
+                CHECK_EQ(ARMCI_Put(src, (char *)seg[t] + boff[k], bsz[k], t), 0, "ARMCI_Put");
+                memcpy(shadow + boff[k], src, bsz[k]);
+            }
+            ARMCI_Fence(t);
+            memset(dst, 0, SEG);
+            CHECK_EQ(ARMCI_Get(seg[t], dst, 1048576, t), 0, "ARMCI_Get");
+            CHECK(memcmp(dst, shadow, 1048576) == 0,
+                  "overlapping puts of every protocol to rank %d, pass %d: last write lost", t, rep);
+        }
+        ARMCI_Barrier();
+        TST_SAY("put_get: overlapping back-to-back puts of 5 B .. 1 MiB, last write wins");
+    }
 
     ARMCI_Free(fl[me]);
     ARMCI_Free(val[me]);
