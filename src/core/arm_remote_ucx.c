@@ -29,7 +29,7 @@
 #define NB_MAX 64            /* non-blocking gets outstanding (> OP_POOL: one is always free) */
 #define CLEAN_GET_MAX 4096   /* UCX's emulated get is the faster one up to here (decision 009) */
 #define REPLY_EAGER_MAX (256 * 1024)   /* eager get replies over TCP (decision 012) */
-#define EAGER_PUT_MAX (256 * 1024) /* one eager request up to here (decision 013) */
+#define EAGER_WRITE_MAX (256 * 1024) /* a put or accumulate is one eager request up to here (decision 013) */
 
 /* One request in flight: its header, the payload it packs, and what to do
  * with the reply. */
@@ -74,6 +74,7 @@ static struct {
     int rma_native, amo_native;
     int use_rma, use_amo;
     size_t clean_get_max;       /* gets up to this size use UCX's get when clean */
+    int tcp;                    /* TCP carries the traffic, RMA is emulated  */
     size_t reply_eager_max;     /* servers' get replies up to this go eagerly */
     int clean_amo;              /* atomics use UCX's when clean              */
     char tls[128];
@@ -575,7 +576,8 @@ arm_status_t arm_remote_init(arm_core_t *c)
     /* Over TCP a rendezvous costs two more round trips than it saves below
      * a few hundred KiB: the servers send get replies up to 256 KiB eagerly
      * (decision 012). Shared-memory and RDMA transports keep UCX's choice. */
-    R.reply_eager_max = !R.rma_native && strstr(R.tls, "tcp") ? REPLY_EAGER_MAX : 0;
+    R.tcp = !R.rma_native && strstr(R.tls, "tcp") != NULL;
+    R.reply_eager_max = R.tcp ? REPLY_EAGER_MAX : 0;
     if (arm_net_is_leader(R.net)) {
         arm_shm_mutex_t **locks = R.acc_locks = calloc((size_t)c->nproc, sizeof *locks);
         if (!locks)
@@ -884,13 +886,13 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
     }
     batch_send(call, 0);
     if (n > R.slot_size) {
-        /* One request, whatever the size: eager up to EAGER_PUT_MAX (the
+        /* One request, whatever the size: eager up to EAGER_WRITE_MAX (the
          * server copies from UCX's buffer, which it may keep while the
          * request waits its turn), a rendezvous beyond, which the server
          * receives straight into the destination (decision 013). The put is
          * locally complete when the send is. */
         rop_t *op = op_new(ARM_SRV_PUT, proc, raddr, n);
-        op->am_flags = n <= EAGER_PUT_MAX ? ARM_NET_AM_EAGER : ARM_NET_AM_RNDV;
+        op->am_flags = n <= EAGER_WRITE_MAX ? ARM_NET_AM_EAGER : ARM_NET_AM_RNDV;
         arm_net_iov_t iov = { (void *)src, n };
         op_send(call, op, &iov, 1, 0, 0);
         while (op->send.pending)
@@ -1077,6 +1079,22 @@ void arm_remote_acc(const char *call, int type, const void *scale, const void *s
         memcpy(op->buf, src, n);
         arm_net_iov_t iov = { op->buf, n };
         op_send(call, op, &iov, 1, 0, 1);
+        mark_dirty(node, R.srv_dirty);
+        COUNT(ARMADA_OP_ACC, ARMADA_PATH_SERVER, n);
+        return;
+    }
+    if (n <= EAGER_WRITE_MAX && R.tcp) {
+        /* Over TCP, one eager request, combined from UCX's buffer (decision
+         * 013); elsewhere the chunks below overlap transfer and combining. */
+        rop_t *op = op_new(ARM_SRV_ACC, proc, raddr, n);
+        op->req.sub = (uint8_t)type;
+        memcpy(op->req.scale, scale, arm_acc_scale_size(type));
+        op->am_flags = ARM_NET_AM_EAGER;
+        arm_net_iov_t iov = { (void *)src, n };
+        op_send(call, op, &iov, 1, 0, 0);
+        while (op->send.pending)
+            progress_once();
+        op_release(op);
         mark_dirty(node, R.srv_dirty);
         COUNT(ARMADA_OP_ACC, ARMADA_PATH_SERVER, n);
         return;

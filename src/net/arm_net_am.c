@@ -27,9 +27,10 @@ static ucs_status_t am_trampoline(void *arg, const void *header, size_t header_l
     msg.rndv = rndv;
     msg.keepable = keepable;
     slot->worker->stats.am_recv++;
-    slot->worker->in_am_handler = 1;
+    void *outer = slot->worker->am_cur_data;
+    slot->worker->am_cur_data = data;
     arm_status_t st = slot->cb(slot->arg, &msg);
-    slot->worker->in_am_handler = 0;
+    slot->worker->am_cur_data = outer;
     if (st == ARM_INPROGRESS) {
         if (keepable)
             return UCS_INPROGRESS;
@@ -126,9 +127,10 @@ arm_status_t arm_net_am_recv_data(const arm_net_am_msg_t *msg, void *buf, size_t
         return ARM_ERR_INVALID_ARG;
     }
     if (!msg->rndv) {
-        /* Eager: copy; data kept past the handler is then freed. */
+        /* Eager: copy; data kept past its handler is then freed (the data
+         * of the handler running now is freed by UCX when it returns). */
         memcpy(buf, msg->data, msg->data_len);
-        if (!msg->worker->in_am_handler)
+        if (msg->data != msg->worker->am_cur_data)
             ucp_am_data_release(msg->worker->h, msg->data);
         return ARM_OK;
     }
@@ -142,7 +144,7 @@ arm_status_t arm_net_am_recv_data(const arm_net_am_msg_t *msg, void *buf, size_t
 
 void arm_net_am_release(const arm_net_am_msg_t *msg)
 {
-    if (msg->worker->in_am_handler)
+    if (msg->data == msg->worker->am_cur_data)
         return;                        /* UCX frees it when the handler returns OK */
     ucp_am_data_release(msg->worker->h, msg->data);
 }

@@ -24,7 +24,9 @@ struct arm_net_worker {
     int              kind;
     arm_net_t       *net;
     arm_net_stats_t  stats;          /* touched by the owning thread only */
-    int              in_am_handler;  /* an AM handler of this worker is running */
+    void            *am_cur_data;    /* data of the message whose AM handler is
+                                        running (UCX frees it when the handler
+                                        returns OK), else NULL               */
     arm_net_am_slot_t am[ARM_NET_AM_MAX_ID];
 };
 

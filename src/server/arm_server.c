@@ -30,6 +30,8 @@ typedef struct srv_slot {
                                   UCX's eager buffer of a big put           */
     srv_client_t  *cl;
     char          *data;       /* slot_size bytes, preallocated             */
+    int            kept;       /* dptr is UCX's buffer of rmsg, kept past
+                                  its handler: release it once served      */
 } srv_slot_t;
 
 struct srv_client {
@@ -323,6 +325,10 @@ static int serve(struct arm_server *s, srv_slot_t *sl)
             arm_acc_apply(r->sub, r->scale, p, sl->dptr, r->len);
             arm_shm_mutex_unlock(lock);
         }
+        if (sl->kept) {
+            arm_net_am_release(&sl->rmsg);
+            sl->kept = 0;
+        }
         slot_free(sl);
         break;
     case ARM_SRV_PUTSEG:
@@ -494,9 +500,11 @@ static arm_status_t on_request(void *arg, const arm_net_am_msg_t *msg)
         return ARM_OK;
     }
     memcpy(&req, msg->hdr, sizeof req);
-    /* A put bigger than a slot is one request (decision 013). */
+    /* A put or accumulate bigger than a slot is one request (decision 013). */
     int big_put = req.op == ARM_SRV_PUT && (msg->rndv || msg->data_len > s->p.slot_size);
-    if (req.src < 0 || req.src >= s->p.nproc || (msg->data_len > s->p.slot_size && !big_put)) {
+    int big_acc = req.op == ARM_SRV_ACC && !msg->rndv && msg->data_len > s->p.slot_size;
+    if (req.src < 0 || req.src >= s->p.nproc ||
+        (msg->data_len > s->p.slot_size && !big_put && !big_acc)) {
         arm_log(ARM_LOG_ERROR, "server", "request from rank %d with %zu bytes refused",
                 req.src, msg->data_len);
         return ARM_OK;
@@ -536,6 +544,19 @@ static arm_status_t on_request(void *arg, const arm_net_am_msg_t *msg)
             arm_fatal("server", "a %zu-byte put from rank %d must wait its turn but the "
                       "transport does not let its buffer be kept", msg->data_len, req.src);
         return sl->state == SLOT_DEFERRED ? ARM_INPROGRESS : ARM_OK;
+    }
+    if (big_acc) {
+        /* Combined straight from UCX's buffer, kept while it waits. */
+        sl->dptr = msg->data;
+        sl->rmsg = *msg;
+        drain(s, cl);
+        if (sl->state != SLOT_READY)
+            return ARM_OK;                  /* served */
+        if (!msg->keepable)
+            arm_fatal("server", "a %zu-byte accumulate from rank %d must wait its turn but "
+                      "the transport does not let its buffer be kept", msg->data_len, req.src);
+        sl->kept = 1;
+        return ARM_INPROGRESS;
     }
     if (msg->data_len && msg->rndv) {
         arm_net_comp_init(&sl->comp, recv_done, sl);

@@ -197,6 +197,49 @@ int main(int argc, char **argv)
     TST_SAY("acc: INT LNG FLT DBL CPL DCP with scales; %d ranks x %d accumulates into rank 0 exact,"
             " private regions on every rank exact, guards untouched", np, ITERS);
 
+    /* Large accumulates, one request or several between nodes: every rank
+     * adds into the same doubles of rank 0, three times per size. */
+    {
+        static const int nd[] = { 2500, 12500, 37500 };   /* 20 KB, 100 KB, 300 KB */
+        const int maxd = 37500, reps = 3;
+        void **big = malloc(sizeof(void *) * np);
+        CHECK_EQ(ARMCI_Malloc(big, (armci_size_t)(3 * maxd * sizeof(double))), 0,
+                 "ARMCI_Malloc (large)");
+        ARMCI_Access_begin(big[me]);
+        memset(big[me], 0, 3 * maxd * sizeof(double));
+        ARMCI_Access_end(big[me]);
+        ARMCI_Barrier();
+        double *v = malloc(maxd * sizeof(double)), scale = 2.0;
+        for (int k = 0; k < 3; k++) {
+            for (int i = 0; i < nd[k]; i++)
+                v[i] = (double)((i * 13 + me * 7 + k) % 101);
+            double *dst = (double *)big[0] + k * maxd;
+            for (int it = 0; it < reps; it++)
+                CHECK_EQ(ARMCI_Acc(ARMCI_ACC_DBL, &scale, v, dst, nd[k] * (int)sizeof(double), 0),
+                         0, "ARMCI_Acc (large) return");
+        }
+        ARMCI_Barrier();
+        double *got = malloc(maxd * sizeof(double));
+        for (int k = 0; k < 3; k++) {
+            ARMCI_Get((double *)big[0] + k * maxd, got, maxd * (int)sizeof(double), 0);
+            int bad = -1;
+            for (int i = 0; i < maxd && bad < 0; i++) {
+                double want = 0.0;
+                for (int r = 0; i < nd[k] && r < np; r++)
+                    want += reps * scale * (double)((i * 13 + r * 7 + k) % 101);
+                if (got[i] != want)
+                    bad = i;
+            }
+            CHECK(bad < 0, "large accumulate of %d doubles into rank 0: element %d wrong",
+                  nd[k], bad);
+        }
+        TST_SAY("acc: %d ranks x %d accumulates of 20 KB, 100 KB and 300 KB into rank 0 exact",
+                np, reps);
+        ARMCI_Barrier();
+        ARMCI_Free(big[me]);
+        free(big); free(v); free(got);
+    }
+
     ARMCI_Barrier();
     ARMCI_Free(base[me]);
     free(base); free(buf);
