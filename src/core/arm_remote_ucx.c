@@ -11,7 +11,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "arm_build_config.h"
 #if ARMADA_HAVE_UCX
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,12 +121,8 @@ static int wait_step(int *idle, int sleep_ms)
         *idle = 0;
         return 0;
     }
-    if (++*idle < R.spins) {
-        /* A thread that answers us may share this core: let it run. */
-        if ((*idle & 15) == 0)
-            sched_yield();
+    if (++*idle < R.spins)
         return 0;
-    }
     arm_net_wait(R.w, sleep_ms);
     *idle = 0;
     return 1;

@@ -473,12 +473,8 @@ arm_status_t arm_net_comp_wait(arm_net_worker_t *w, arm_net_comp_t *c, int spin,
             idle = 0;
             continue;
         }
-        if (++idle < spin) {
-            /* A thread that answers us may share this core: let it run. */
-            if ((idle & 15) == 0)
-                sched_yield();
+        if (++idle < spin)
             continue;
-        }
         if (timeout_ms >= 0 && arm_time_now() > deadline)
             return ARM_ERR_TIMEOUT;
         arm_status_t st = arm_net_wait(w, timeout_ms < 0 ? 100 : 10);
