@@ -170,6 +170,8 @@ static void print_stats(const arm_core_t *c)
 arm_status_t arm_core_finalize(void)
 {
     arm_core_t *c = &arm_core;
+    /* Gets still in flight complete while every server still serves. */
+    arm_remote_nb_wait_proc("ARMCI_Finalize", -1);
     arm_remote_fence_all();
     MPI_Barrier(c->world);
     arm_remote_finalize(c);   /* stops the server: its counters are final */

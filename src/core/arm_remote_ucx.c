@@ -638,7 +638,6 @@ void arm_remote_finalize(arm_core_t *c)
 {
     if (!R.active)
         return;
-    arm_remote_nb_wait_proc("ARMCI_Finalize", -1);
     for (arm_alloc_t *a = c->allocs; a; a = a->next)
         if (a->remote)
             release_rkeys(a->remote);
