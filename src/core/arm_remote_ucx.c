@@ -5,9 +5,12 @@
  * else to the target node's server; read-modify-write uses transport atomics
  * only when they are native and ARMADA_AMO_PATH=amo asks for them (CPU
  * atomics of same-node processes are not atomic with a NIC's); accumulate,
- * strided, vector, mutexes and fences always go to the server. Requests
- * carry at most one slot's payload; bigger transfers are pipelined in
- * slot-size chunks, as many in flight as the client holds credits. */
+ * strided, vector, mutexes and fences always go to the server. A request
+ * carries one slot's payload, except a contiguous put (and, over TCP, an
+ * accumulate) bigger than a slot, which is one request (decision 013);
+ * other bigger transfers are pipelined in slot-size chunks, as many in
+ * flight as the client holds credits. Non-blocking gets stay in flight
+ * until waited on (decision 011). */
 #define _POSIX_C_SOURCE 200809L
 #include "arm_build_config.h"
 #if ARMADA_HAVE_UCX
