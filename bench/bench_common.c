@@ -172,6 +172,25 @@ void bench_report(const bench_opts_t *o, const char *op, size_t size,
     fflush(stdout);
 }
 
+void bench_fadd_rep(bench_fadd_t *f, int r, double mine, int iters, MPI_Comm comm)
+{
+    double sum = 0.0, max = 0.0;
+    MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+    MPI_Reduce(&mine, &max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+    f->mean[r] = sum / f->origins * 1e6 / iters;
+    f->slow[r] = max * 1e6 / iters;
+    f->rate[r] = max > 0 ? (double)f->origins * iters / max / 1e6 : 0.0;
+}
+
+void bench_fadd_report(const bench_opts_t *o, bench_fadd_t *f, int iters)
+{
+    char extra[32];
+    snprintf(extra, sizeof extra, "origins=%d", f->origins);
+    bench_report(o, "fadd_all", sizeof(int), "us", f->mean, o->reps, iters, extra);
+    bench_report(o, "fadd_all_slowest", sizeof(int), "us", f->slow, o->reps, iters, extra);
+    bench_report(o, "fadd_all", sizeof(int), "Mops/s", f->rate, o->reps, iters, extra);
+}
+
 void bench_skip(const bench_opts_t *o, const char *op, const char *reason)
 {
     printf("SKIP impl=%s suite=%s op=%s nproc=%d reason=%s\n", o->impl,

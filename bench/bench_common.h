@@ -13,6 +13,7 @@
 #ifndef BENCH_COMMON_H
 #define BENCH_COMMON_H
 
+#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,6 +74,18 @@ int bench_iters_timed(const bench_opts_t *o, int iters, double sec_per_op);
 void bench_report(const bench_opts_t *o, const char *op, size_t size,
                   const char *unit, double *samples, int n, int iters,
                   const char *extra);
+
+/* fadd_all, the figures of origins hammering one counter: per repetition r,
+ * bench_fadd_rep reduces each process's loop time `mine` (seconds, 0 where
+ * it is no origin) over comm to comm's rank 0, which gets the mean time per
+ * operation, the slowest origin's, and the aggregate rate. bench_fadd_report
+ * prints them (fadd_all us, fadd_all_slowest us, fadd_all Mops/s). */
+typedef struct bench_fadd {
+    int origins;
+    double mean[BENCH_MAX_REPS], slow[BENCH_MAX_REPS], rate[BENCH_MAX_REPS];
+} bench_fadd_t;
+void bench_fadd_rep(bench_fadd_t *f, int r, double mine, int iters, MPI_Comm comm);
+void bench_fadd_report(const bench_opts_t *o, bench_fadd_t *f, int iters);
 
 /* Prints a SKIP line for a figure that is not measured, with a reason. */
 void bench_skip(const bench_opts_t *o, const char *op, const char *reason);

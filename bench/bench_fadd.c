@@ -46,8 +46,7 @@ int main(int argc, char **argv)
     MPI_Allreduce(&per_op, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     int iters = bench_iters_timed(&o, o.iters, worst);
 
-    double mean[BENCH_MAX_REPS], slow[BENCH_MAX_REPS], rate[BENCH_MAX_REPS];
-    int norigins = o.nproc - 1;
+    bench_fadd_t f = { .origins = o.nproc - 1 };
     for (int r = 0; r < o.reps; r++) {
         bench_armci_sync();
         double mine = 0.0;
@@ -60,14 +59,7 @@ int main(int argc, char **argv)
         /* The target waits in the ARMCI barrier, as an ARMCI program would
          * (GA_Sync), not in an MPI collective of the bench's own. */
         bench_armci_sync();
-        double sum = 0.0, max = 0.0;
-        MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-        MPI_Reduce(&mine, &max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        if (o.rank == 0) {
-            mean[r] = sum / norigins * 1e6 / iters;
-            slow[r] = max * 1e6 / iters;
-            rate[r] = max > 0 ? (double)norigins * iters / max / 1e6 : 0.0;
-        }
+        bench_fadd_rep(&f, r, mine, iters, MPI_COMM_WORLD);
     }
     bench_armci_sync();
 
@@ -75,11 +67,7 @@ int main(int argc, char **argv)
     MPI_Reduce(&done, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     int status = 0;
     if (o.rank == 0) {
-        char extra[64];
-        snprintf(extra, sizeof extra, "origins=%d", norigins);
-        bench_report(&o, "fadd_all", sizeof(int), "us", mean, o.reps, iters, extra);
-        bench_report(&o, "fadd_all_slowest", sizeof(int), "us", slow, o.reps, iters, extra);
-        bench_report(&o, "fadd_all", sizeof(int), "Mops/s", rate, o.reps, iters, extra);
+        bench_fadd_report(&o, &f, iters);
         ARMCI_Access_begin(c0);
         long got = *c0;
         ARMCI_Access_end(c0);

@@ -82,11 +82,10 @@ static int fadd_all(const bench_opts_t *o)
     }
     MPI_Allreduce(&per, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     int iters = bench_iters_timed(o, o->iters, worst);
-    double mean[BENCH_MAX_REPS], slow[BENCH_MAX_REPS], rate[BENCH_MAX_REPS];
-    int n = o->nproc - 1;
+    bench_fadd_t f = { .origins = o->nproc - 1 };
     for (int r = 0; r < o->reps; r++) {
         shmem_barrier_all();
-        double mine = 0.0, sum = 0.0, max = 0.0;
+        double mine = 0.0;
         if (origin) {
             double t0 = bench_now();
             for (int i = 0; i < iters; i++)
@@ -94,22 +93,14 @@ static int fadd_all(const bench_opts_t *o)
             mine = bench_now() - t0;
             done += iters;
         }
-        MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-        MPI_Reduce(&mine, &max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        mean[r] = sum / n * 1e6 / iters;
-        slow[r] = max * 1e6 / iters;
-        rate[r] = max > 0 ? (double)n * iters / max / 1e6 : 0.0;
+        bench_fadd_rep(&f, r, mine, iters, MPI_COMM_WORLD);
     }
     long total = 0;
     MPI_Reduce(&done, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     shmem_barrier_all();
     int status = 0;
     if (o->rank == 0) {
-        char extra[32];
-        snprintf(extra, sizeof extra, "origins=%d", n);
-        bench_report(o, "fadd_all", 4, "us", mean, o->reps, iters, extra);
-        bench_report(o, "fadd_all_slowest", 4, "us", slow, o->reps, iters, extra);
-        bench_report(o, "fadd_all", 4, "Mops/s", rate, o->reps, iters, extra);
+        bench_fadd_report(o, &f, iters);
         int got = shmem_int_atomic_fetch(counter, 0);
         printf("CHECK impl=%s suite=fadd op=fadd_all expected=%ld got=%d ok=%d\n",
                BENCH_IMPL, total, got, got == total);

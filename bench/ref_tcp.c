@@ -169,28 +169,18 @@ static long fadd_clients(const bench_opts_t *o, int fd, int origin, MPI_Comm cli
     done += o->warmup;
     MPI_Allreduce(&per, &worst, 1, MPI_DOUBLE, MPI_MAX, clients);
     int iters = bench_iters_timed(o, o->iters, worst);
-    double mean[BENCH_MAX_REPS], slow[BENCH_MAX_REPS], rate[BENCH_MAX_REPS];
-    int n = o->nproc - 1;
+    bench_fadd_t f = { .origins = o->nproc - 1 };
     for (int r = 0; r < o->reps; r++) {
         MPI_Barrier(clients);
         double t0 = bench_now();
         for (int i = 0; i < iters; i++)
             call(fd, REQ_FADD, 1);
-        double mine = bench_now() - t0, sum = 0.0, max = 0.0;
+        double mine = bench_now() - t0;
         done += iters;
-        MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, clients);
-        MPI_Reduce(&mine, &max, 1, MPI_DOUBLE, MPI_MAX, 0, clients);
-        mean[r] = sum / n * 1e6 / iters;
-        slow[r] = max * 1e6 / iters;
-        rate[r] = max > 0 ? (double)n * iters / max / 1e6 : 0.0;
+        bench_fadd_rep(&f, r, mine, iters, clients);
     }
-    if (origin == 1) {   /* the first client reports */
-        char extra[32];
-        snprintf(extra, sizeof extra, "origins=%d", n);
-        bench_report(o, "fadd_all", 4, "us", mean, o->reps, iters, extra);
-        bench_report(o, "fadd_all_slowest", 4, "us", slow, o->reps, iters, extra);
-        bench_report(o, "fadd_all", 4, "Mops/s", rate, o->reps, iters, extra);
-    }
+    if (origin == 1)   /* the first client, rank 0 of clients, reports */
+        bench_fadd_report(o, &f, iters);
     return done;
 }
 

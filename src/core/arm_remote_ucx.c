@@ -288,6 +288,19 @@ static int op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_t
     return 0;
 }
 
+/* Sends op's request (header filled) with n bytes at src as its one payload,
+ * by the protocol flags choose, and waits until src may be reused. */
+static void op_send_whole(const char *call, rop_t *op, const void *src, size_t n,
+                          unsigned flags)
+{
+    op->am_flags = flags;
+    arm_net_iov_t iov = { (void *)src, n };
+    op_send(call, op, &iov, 1, 0, 0);
+    while (op->send.pending)
+        progress_once();
+    op_release(op);
+}
+
 /* Waits for op's reply (and local completion), returns it to the pool. */
 static void op_finish(const char *call, rop_t *op)
 {
@@ -893,13 +906,8 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
          * request waits its turn), a rendezvous beyond, which the server
          * receives straight into the destination (decision 013). The put is
          * locally complete when the send is. */
-        rop_t *op = op_new(ARM_SRV_PUT, proc, raddr, n);
-        op->am_flags = n <= EAGER_WRITE_MAX ? ARM_NET_AM_EAGER : ARM_NET_AM_RNDV;
-        arm_net_iov_t iov = { (void *)src, n };
-        op_send(call, op, &iov, 1, 0, 0);
-        while (op->send.pending)
-            progress_once();
-        op_release(op);
+        op_send_whole(call, op_new(ARM_SRV_PUT, proc, raddr, n), src, n,
+                      n <= EAGER_WRITE_MAX ? ARM_NET_AM_EAGER : ARM_NET_AM_RNDV);
         mark_dirty(node, R.srv_dirty);
         COUNT(ARMADA_OP_PUT, ARMADA_PATH_SERVER, n);
         return;
@@ -1091,12 +1099,7 @@ void arm_remote_acc(const char *call, int type, const void *scale, const void *s
         rop_t *op = op_new(ARM_SRV_ACC, proc, raddr, n);
         op->req.sub = (uint8_t)type;
         memcpy(op->req.scale, scale, arm_acc_scale_size(type));
-        op->am_flags = ARM_NET_AM_EAGER;
-        arm_net_iov_t iov = { (void *)src, n };
-        op_send(call, op, &iov, 1, 0, 0);
-        while (op->send.pending)
-            progress_once();
-        op_release(op);
+        op_send_whole(call, op, src, n, ARM_NET_AM_EAGER);
         mark_dirty(node, R.srv_dirty);
         COUNT(ARMADA_OP_ACC, ARMADA_PATH_SERVER, n);
         return;
