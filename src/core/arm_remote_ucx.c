@@ -113,22 +113,17 @@ static struct {
     } while (0)
 
 /* ---- progress and waiting ---------------------------------------------------- */
-/* Progresses the client worker until *flag is set (or cond holds), polling a
- * while and then sleeping on the worker's event descriptor. */
 /* One step of every client-side wait: progress the client worker; after
- * R.spins empty polls, sleep on its event descriptor for up to sleep_ms.
- * Returns 1 when it slept. */
-static int wait_step(int *idle, int sleep_ms)
+ * R.spins empty polls, yield the CPU for a while (arm_net_set_yield), then
+ * sleep on its event descriptor for up to sleep_ms. Returns 1 when it
+ * slept. */
+static int wait_step(int *idle, double *since, int sleep_ms)
 {
     if (arm_net_progress(R.w)) {
         *idle = 0;
         return 0;
     }
-    if (++*idle < R.spins)
-        return 0;
-    arm_net_wait(R.w, sleep_ms);
-    *idle = 0;
-    return 1;
+    return arm_net_idle(R.w, idle, since, R.spins, sleep_ms);
 }
 
 /* Waits until *v is non-zero, or with until_zero until it is 0. */
@@ -136,11 +131,11 @@ static void wait_on(const volatile int *v, int until_zero, const char *call, int
                     int bounded)
 {
     int idle = 0;
-    double start = 0.0;
+    double start = 0.0, since = 0.0;
     while (until_zero ? *v != 0 : *v == 0) {
         /* A server answers within milliseconds unless its process is gone
          * (a lock may legitimately wait longer, so it is not bounded). */
-        if (wait_step(&idle, 100) && bounded) {
+        if (wait_step(&idle, &since, 100) && bounded) {
             double now = arm_time_now();
             if (start == 0.0)
                 start = now;
@@ -189,8 +184,9 @@ static void send_done(arm_net_comp_t *c)
 static rop_t *op_get(int node)
 {
     int idle = 0;
+    double since = 0.0;
     while (R.nfree == 0)
-        wait_step(&idle, 10);
+        wait_step(&idle, &since, 10);
     rop_t *op = &R.ops[R.free_ops[--R.nfree]];
     op->busy = 1;
     op->want_reply = 0;
@@ -221,8 +217,9 @@ static rop_t *op_new(int kind, int proc, uint64_t raddr, size_t len)
 static void take_credit(int node)
 {
     int idle = 0;
+    double since = 0.0;
     while (R.credits[node] == 0)
-        wait_step(&idle, 10);
+        wait_step(&idle, &since, 10);
     R.credits[node]--;
 }
 
@@ -561,6 +558,7 @@ arm_status_t arm_remote_init(arm_core_t *c)
      * oversubscribed host it sleeps at once and leaves the cores to the
      * servers, which are then the bottleneck. */
     R.spins = c->host_size > c->host_cores ? 8 : (int)arm_config.poll_spins;
+    arm_net_set_yield(R.w, (int)arm_config.yield_us);
     R.depth = arm_config.pipeline_depth < OP_POOL / 2 ? (int)arm_config.pipeline_depth : OP_POOL / 2;
     R.credits = calloc((size_t)c->nnodes, sizeof *R.credits);
     R.srv_dirty = calloc((size_t)c->nnodes, 1);

@@ -98,6 +98,18 @@ arm_status_t arm_net_wait(arm_net_worker_t *w, int timeout_ms);
 /* Wake a thread blocked in arm_net_wait() on w. Safe from any thread. */
 arm_status_t arm_net_wakeup(arm_net_worker_t *w);
 
+/* How a thread waiting on w spends its idle time. After its empty polls it
+ * yields the CPU (sched_yield) for up to yield_us microseconds before it
+ * sleeps on the event descriptor: threads sharing its core run, and it
+ * stays runnable, so the answer costs it no wake-up. 0: sleep at once. */
+void arm_net_set_yield(arm_net_worker_t *w, int yield_us);
+
+/* One idle step of a wait on w, after an empty arm_net_progress: counts the
+ * poll in *idle; past spins polls, yields (within w's yield time, from the
+ * time kept in *since), then sleeps up to sleep_ms. Returns 1 when it
+ * slept (and restarts the count). Start with *idle = 0. */
+int arm_net_idle(arm_net_worker_t *w, int *idle, double *since, int spins, int sleep_ms);
+
 /* For callers that poll the worker's event descriptor together with other
  * fds: arm_net_arm() returns ARM_OK when the fd is armed (safe to sleep on),
  * ARM_INPROGRESS when events are pending (progress first). */
@@ -130,7 +142,7 @@ static inline void arm_net_comp_init(arm_net_comp_t *c, arm_net_comp_cb_t cb, vo
 static inline int arm_net_comp_done(const arm_net_comp_t *c) { return c->pending == 0; }
 
 /* Progress w until c->pending is 0: poll spin times after the last event,
- * then block in arm_net_wait (hybrid). timeout_ms -1: no limit. Returns
+ * yield as arm_net_set_yield says, then block in arm_net_wait. timeout_ms -1: no limit. Returns
  * c->status, or ARM_ERR_TIMEOUT. */
 arm_status_t arm_net_comp_wait(arm_net_worker_t *w, arm_net_comp_t *c, int spin,
                                int timeout_ms);

@@ -462,10 +462,34 @@ arm_status_t arm_net_wakeup(arm_net_worker_t *w)
     return st == UCS_OK ? ARM_OK : arm_net_ucs_error("ucp_worker_signal", st);
 }
 
+void arm_net_set_yield(arm_net_worker_t *w, int yield_us)
+{
+    w->yield_s = yield_us > 0 ? 1e-6 * yield_us : 0.0;
+}
+
+int arm_net_idle(arm_net_worker_t *w, int *idle, double *since, int spins, int sleep_ms)
+{
+    if (++*idle < spins)
+        return 0;
+    if (w->yield_s > 0.0) {
+        double now = arm_time_now();
+        if (*idle == spins || *idle == 1)
+            *since = now;
+        if (now - *since < w->yield_s) {
+            sched_yield();
+            return 0;
+        }
+    }
+    arm_net_wait(w, sleep_ms);
+    *idle = 0;
+    return 1;
+}
+
 arm_status_t arm_net_comp_wait(arm_net_worker_t *w, arm_net_comp_t *c, int spin,
                                int timeout_ms)
 {
     double deadline = timeout_ms < 0 ? 0.0 : arm_time_now() + 1e-3 * timeout_ms;
+    double since = 0.0;
     int idle = 0;
 
     while (c->pending > 0) {
@@ -473,13 +497,9 @@ arm_status_t arm_net_comp_wait(arm_net_worker_t *w, arm_net_comp_t *c, int spin,
             idle = 0;
             continue;
         }
-        if (++idle < spin)
-            continue;
-        if (timeout_ms >= 0 && arm_time_now() > deadline)
+        if (timeout_ms >= 0 && idle >= spin && arm_time_now() > deadline)
             return ARM_ERR_TIMEOUT;
-        arm_status_t st = arm_net_wait(w, timeout_ms < 0 ? 100 : 10);
-        if (st != ARM_OK && st != ARM_ERR_TIMEOUT)
-            return st;
+        arm_net_idle(w, &idle, &since, spin, timeout_ms < 0 ? 100 : 10);
     }
     return c->status;
 }

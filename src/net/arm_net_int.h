@@ -24,6 +24,7 @@ struct arm_net_worker {
     int              kind;
     arm_net_t       *net;
     arm_net_stats_t  stats;          /* touched by the owning thread only */
+    double           yield_s;        /* idle policy: seconds of yielding     */
     void            *am_cur_data;    /* data of the message whose AM handler is
                                         running (UCX frees it when the handler
                                         returns OK), else NULL               */

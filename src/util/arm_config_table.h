@@ -15,6 +15,9 @@
       "event descriptor, or poll briefly then block.") \
     X(poll_spins, "POLL_SPINS", INT, "200", NULL, \
       "In hybrid progress, empty polls before the server blocks.") \
+    X(yield_us, "YIELD_US", INT, "100", NULL, \
+      "A process waiting for a remote operation, after its polls, yields the CPU for up " \
+      "to this many microseconds before it sleeps (0: sleeps at once).") \
     X(rma_path, "RMA_PATH", ENUM, "auto", "auto|rma|server", \
       "Path of contiguous inter-node put and get: auto picks direct RMA when the transport " \
       "does RMA natively, else the server.") \
