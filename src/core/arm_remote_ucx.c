@@ -123,7 +123,7 @@ static int wait_step(int *idle, double *since, int sleep_ms)
         *idle = 0;
         return 0;
     }
-    return arm_net_idle(R.w, idle, since, R.spins, sleep_ms);
+    return arm_net_idle(R.w, idle, since, R.spins, sleep_ms, NULL);
 }
 
 /* Waits until *v is non-zero, or with until_zero until it is 0. */
@@ -554,9 +554,10 @@ arm_status_t arm_remote_init(arm_core_t *c)
     R.slot_size = (size_t)arm_config.slot_size;
     if (R.slot_size < 1024)
         R.slot_size = 1024;
-    /* A waiting client polls only when the host has a core for it; on an
-     * oversubscribed host it sleeps at once and leaves the cores to the
-     * servers, which are then the bottleneck. */
+    /* A waiting client polls long only when the host has a core for it; on
+     * an oversubscribed host it polls a few times and then yields the CPU
+     * (decision 014) to the servers, which are then the bottleneck, before
+     * it sleeps. */
     R.spins = c->host_size > c->host_cores ? 8 : (int)arm_config.poll_spins;
     arm_net_set_yield(R.w, (int)arm_config.yield_us);
     R.depth = arm_config.pipeline_depth < OP_POOL / 2 ? (int)arm_config.pipeline_depth : OP_POOL / 2;

@@ -107,8 +107,10 @@ void arm_net_set_yield(arm_net_worker_t *w, int yield_us);
 /* One idle step of a wait on w, after an empty arm_net_progress: counts the
  * poll in *idle; past spins polls, yields (within w's yield time, from the
  * time kept in *since), then sleeps up to sleep_ms. Returns 1 when it
- * slept (and restarts the count). Start with *idle = 0. */
-int arm_net_idle(arm_net_worker_t *w, int *idle, double *since, int spins, int sleep_ms);
+ * slept (and restarts the count), with arm_net_wait's status in *st when st
+ * is not NULL. Start with *idle = 0. */
+int arm_net_idle(arm_net_worker_t *w, int *idle, double *since, int spins, int sleep_ms,
+                 arm_status_t *st);
 
 /* For callers that poll the worker's event descriptor together with other
  * fds: arm_net_arm() returns ARM_OK when the fd is armed (safe to sleep on),
@@ -142,8 +144,8 @@ static inline void arm_net_comp_init(arm_net_comp_t *c, arm_net_comp_cb_t cb, vo
 static inline int arm_net_comp_done(const arm_net_comp_t *c) { return c->pending == 0; }
 
 /* Progress w until c->pending is 0: poll spin times after the last event,
- * yield as arm_net_set_yield says, then block in arm_net_wait. timeout_ms -1: no limit. Returns
- * c->status, or ARM_ERR_TIMEOUT. */
+ * yield as arm_net_set_yield says, then block in arm_net_wait. timeout_ms
+ * -1: no limit. Returns c->status, or ARM_ERR_TIMEOUT. */
 arm_status_t arm_net_comp_wait(arm_net_worker_t *w, arm_net_comp_t *c, int spin,
                                int timeout_ms);
 

@@ -467,20 +467,24 @@ void arm_net_set_yield(arm_net_worker_t *w, int yield_us)
     w->yield_s = yield_us > 0 ? 1e-6 * yield_us : 0.0;
 }
 
-int arm_net_idle(arm_net_worker_t *w, int *idle, double *since, int spins, int sleep_ms)
+int arm_net_idle(arm_net_worker_t *w, int *idle, double *since, int spins, int sleep_ms,
+                 arm_status_t *st)
 {
-    if (++*idle < spins)
+    int first = spins > 1 ? spins : 1;   /* the first step past the polls */
+    if (++*idle < first)
         return 0;
     if (w->yield_s > 0.0) {
         double now = arm_time_now();
-        if (*idle == spins || *idle == 1)
+        if (*idle == first)
             *since = now;
         if (now - *since < w->yield_s) {
             sched_yield();
             return 0;
         }
     }
-    arm_net_wait(w, sleep_ms);
+    arm_status_t r = arm_net_wait(w, sleep_ms);
+    if (st)
+        *st = r;
     *idle = 0;
     return 1;
 }
@@ -499,7 +503,10 @@ arm_status_t arm_net_comp_wait(arm_net_worker_t *w, arm_net_comp_t *c, int spin,
         }
         if (timeout_ms >= 0 && idle >= spin && arm_time_now() > deadline)
             return ARM_ERR_TIMEOUT;
-        arm_net_idle(w, &idle, &since, spin, timeout_ms < 0 ? 100 : 10);
+        arm_status_t st = ARM_OK;
+        if (arm_net_idle(w, &idle, &since, spin, timeout_ms < 0 ? 100 : 10, &st) &&
+            st != ARM_OK && st != ARM_ERR_TIMEOUT)
+            return st;
     }
     return c->status;
 }
