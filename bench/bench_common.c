@@ -191,6 +191,21 @@ void bench_fadd_report(const bench_opts_t *o, bench_fadd_t *f, int iters)
     bench_report(o, "fadd_all", sizeof(int), "Mops/s", f->rate, o->reps, iters, extra);
 }
 
+const char *bench_parse_ref(bench_opts_t *o, const char *impl, int argc, char **argv)
+{
+    int named = argc > 1 && argv[1][0] != '-';
+    bench_parse(o, impl, named ? argv[1] : "ops", argc - named, argv + named);
+    return o->suite;
+}
+
+int bench_check(const bench_opts_t *o, const char *op, long expected, long got)
+{
+    printf("CHECK impl=%s suite=%s op=%s expected=%ld got=%ld ok=%d\n", o->impl, o->suite,
+           op, expected, got, got == expected);
+    fflush(stdout);
+    return got == expected ? 0 : 3;
+}
+
 void bench_skip(const bench_opts_t *o, const char *op, const char *reason)
 {
     printf("SKIP impl=%s suite=%s op=%s nproc=%d reason=%s\n", o->impl,

@@ -50,6 +50,14 @@ typedef struct bench_opts {
 void bench_parse(bench_opts_t *o, const char *impl, const char *suite, int argc,
                  char **argv);
 
+/* For the reference programs: the suite is an optional first argument
+ * (default "ops"), the common options follow. Returns o->suite. */
+const char *bench_parse_ref(bench_opts_t *o, const char *impl, int argc, char **argv);
+
+/* Prints the CHECK line of an exact final count; returns 0 when got equals
+ * expected, else 3 (the programs' exit status for a wrong count). */
+int bench_check(const bench_opts_t *o, const char *op, long expected, long got);
+
 /* Whether op is selected by -o (always true without -o). */
 int bench_want(const bench_opts_t *o, const char *op);
 

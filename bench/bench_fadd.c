@@ -71,11 +71,7 @@ int main(int argc, char **argv)
         ARMCI_Access_begin(c0);
         long got = *c0;
         ARMCI_Access_end(c0);
-        int ok = got == total;
-        printf("CHECK impl=%s suite=fadd op=fadd_all expected=%ld got=%ld ok=%d\n",
-               BENCH_IMPL, total, got, ok);
-        fflush(stdout);
-        status = ok ? 0 : 3;
+        status = bench_check(&o, "fadd_all", total, got);
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     bench_armci_free(counter);

@@ -148,10 +148,7 @@ int main(int argc, char **argv)
         if (o.rank == 0) {
             long got = 0;
             MPI_Recv(&got, 1, MPI_LONG, c.target, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            int ok = got == fadd_done;
-            printf("CHECK impl=%s suite=ops op=fadd expected=%ld got=%ld ok=%d\n",
-                   BENCH_IMPL, fadd_done, got, ok);
-            if (!ok)
+            if (bench_check(&o, "fadd", fadd_done, got))
                 status = 3;
         }
     }

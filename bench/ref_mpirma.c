@@ -107,9 +107,7 @@ static int fadd_all(const bench_opts_t *o)
         MPI_Win_sync(win);
         MPI_Get(&got, 1, MPI_INT, 0, 0, 1, MPI_INT, win);
         MPI_Win_flush(0, win);
-        printf("CHECK impl=%s suite=fadd op=fadd_all expected=%ld got=%d ok=%d\n",
-               BENCH_IMPL, total, got, got == total);
-        status = got == total ? 0 : 3;
+        status = bench_check(o, "fadd_all", total, got);
     }
     return status;
 }
@@ -117,10 +115,8 @@ static int fadd_all(const bench_opts_t *o)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    const char *suite = argc > 1 && argv[1][0] != '-' ? argv[1] : "ops";
-    int shift = argc > 1 && argv[1][0] != '-';
     bench_opts_t o;
-    bench_parse(&o, BENCH_IMPL, suite, argc - shift, argv + shift);
+    const char *suite = bench_parse_ref(&o, BENCH_IMPL, argc, argv);
     size_t max = o.max_size > ((size_t)1 << 20) ? o.max_size : ((size_t)1 << 20);
     char *base = NULL;
     MPI_Win_allocate((MPI_Aint)max, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);

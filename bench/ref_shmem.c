@@ -102,9 +102,7 @@ static int fadd_all(const bench_opts_t *o)
     if (o->rank == 0) {
         bench_fadd_report(o, &f, iters);
         int got = shmem_int_atomic_fetch(counter, 0);
-        printf("CHECK impl=%s suite=fadd op=fadd_all expected=%ld got=%d ok=%d\n",
-               BENCH_IMPL, total, got, got == total);
-        status = got == total ? 0 : 3;
+        status = bench_check(o, "fadd_all", total, got);
     }
     return status;
 }
@@ -113,10 +111,8 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     shmem_init();
-    const char *suite = argc > 1 && argv[1][0] != '-' ? argv[1] : "ops";
-    int shift = argc > 1 && argv[1][0] != '-';
     bench_opts_t o;
-    bench_parse(&o, BENCH_IMPL, suite, argc - shift, argv + shift);
+    const char *suite = bench_parse_ref(&o, BENCH_IMPL, argc, argv);
     size_t max = o.max_size > ((size_t)1 << 20) ? o.max_size : ((size_t)1 << 20);
     sym = shmem_malloc(max);
     counter = shmem_malloc(sizeof(int));

@@ -187,10 +187,8 @@ static long fadd_clients(const bench_opts_t *o, int fd, int origin, MPI_Comm cli
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    const char *suite = argc > 1 && argv[1][0] != '-' ? argv[1] : "ops";
-    int shift = argc > 1 && argv[1][0] != '-';
     bench_opts_t o;
-    bench_parse(&o, BENCH_IMPL, suite, argc - shift, argv + shift);
+    const char *suite = bench_parse_ref(&o, BENCH_IMPL, argc, argv);
 
     /* Loopback only: every rank must be on rank 0's host. */
     char host[MPI_MAX_PROCESSOR_NAME] = { 0 }, host0[MPI_MAX_PROCESSOR_NAME] = { 0 };
@@ -256,11 +254,8 @@ int main(int argc, char **argv)
     if (is_fadd) {
         long total = 0;
         MPI_Reduce(&done, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-        if (o.rank == 0) {
-            printf("CHECK impl=%s suite=fadd op=fadd_all expected=%ld got=%lld ok=%d\n",
-                   BENCH_IMPL, total, (long long)counter, counter == total);
-            status = counter == total ? 0 : 3;
-        }
+        if (o.rank == 0)
+            status = bench_check(&o, "fadd_all", total, (long)counter);
     }
     if (clients != MPI_COMM_NULL)
         MPI_Comm_free(&clients);

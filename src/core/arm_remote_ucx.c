@@ -286,7 +286,7 @@ static int op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_t
 }
 
 /* Sends op's request (header filled) with n bytes at src as its one payload,
- * by the protocol flags choose, and waits until src may be reused. */
+ * by the protocol flags choose (0: UCX's), and waits until src may be reused. */
 static void op_send_whole(const char *call, rop_t *op, const void *src, size_t n,
                           unsigned flags)
 {
@@ -353,17 +353,12 @@ int arm_remote_nb_outstanding(void)
     return n;
 }
 
-static int nb_any(void)
-{
-    return arm_remote_nb_outstanding() > 0;
-}
-
 /* token 0: every outstanding get. */
 int arm_remote_nb_test(int token)
 {
-    if (token ? nb_entry(token) >= 0 : nb_any())
+    if (token ? nb_entry(token) >= 0 : arm_remote_nb_outstanding() > 0)
         arm_net_progress(R.w);
-    return token ? nb_entry(token) < 0 : !nb_any();
+    return token ? nb_entry(token) < 0 : arm_remote_nb_outstanding() == 0;
 }
 
 void arm_remote_nb_wait(const char *call, int token)
@@ -899,30 +894,21 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
         return;
     }
     batch_send(call, 0);
-    if (n > R.slot_size) {
-        /* One request, whatever the size: eager up to EAGER_WRITE_MAX (the
-         * server copies from UCX's buffer, which it may keep while the
-         * request waits its turn), a rendezvous beyond, which the server
-         * receives straight into the destination (decision 013). The put is
-         * locally complete when the send is. */
-        op_send_whole(call, op_new(ARM_SRV_PUT, proc, raddr, n), src, n,
-                      n <= EAGER_WRITE_MAX ? ARM_NET_AM_EAGER : ARM_NET_AM_RNDV);
-        mark_dirty(node, R.srv_dirty);
-        COUNT(ARMADA_OP_PUT, ARMADA_PATH_SERVER, n);
-        return;
-    }
-    /* A put up to a slot: up to 4 KiB copied and sent without waiting,
-     * larger ones sent from the source and waited for locally. */
     rop_t *op = op_new(ARM_SRV_PUT, proc, raddr, n);
-    int copy = n <= 4096;
-    arm_net_iov_t iov = { copy ? op->buf : (void *)src, n };
-    if (copy)
+    if (n <= 4096) {
+        /* Copied and sent without waiting. */
         memcpy(op->buf, src, n);
-    op_send(call, op, &iov, 1, 0, copy);
-    if (!copy) {
-        while (op->send.pending)
-            progress_once();
-        op_release(op);
+        arm_net_iov_t iov = { op->buf, n };
+        op_send(call, op, &iov, 1, 0, 1);
+    } else {
+        /* One request sent from the source, whatever the size; locally
+         * complete when the send is. Beyond a slot: eager up to
+         * EAGER_WRITE_MAX (the server copies from UCX's buffer, which it
+         * may keep while the request waits its turn), a rendezvous beyond,
+         * which the server receives straight into the destination
+         * (decision 013). */
+        op_send_whole(call, op, src, n, n <= R.slot_size ? 0
+                      : n <= EAGER_WRITE_MAX ? ARM_NET_AM_EAGER : ARM_NET_AM_RNDV);
     }
     mark_dirty(node, R.srv_dirty);
     COUNT(ARMADA_OP_PUT, ARMADA_PATH_SERVER, n);
