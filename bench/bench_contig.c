@@ -58,7 +58,8 @@ int main(int argc, char **argv)
             size_t bytes = op == OP_ACC ? (s + 7) / 8 * 8 : s;
             if (bytes > max)
                 break;
-            int iters = bench_iters_for(&o, bytes);
+            const int cap = bench_iters_for(&o, bytes);
+            int iters = cap;   /* sized again from cap in each repetition */
             int warm = o.warmup < iters ? o.warmup : iters;
             for (int r = 0; r < o.reps; r++) {
                 bench_armci_sync();
@@ -66,7 +67,7 @@ int main(int argc, char **argv)
                     double tw = bench_now();
                     for (int i = 0; i < warm; i++)
                         do_op(op, local, data[target], (int)bytes, target);
-                    iters = bench_iters_timed(&o, iters, (bench_now() - tw) / warm);
+                    iters = bench_iters_timed(&o, cap, (bench_now() - tw) / warm);
                     double t0 = bench_now();
                     for (int i = 0; i < iters; i++)
                         do_op(op, local, data[target], (int)bytes, target);

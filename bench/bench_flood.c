@@ -56,7 +56,8 @@ int main(int argc, char **argv)
         if (!bench_want(&o, op_names[op]))
             continue;
         for (size_t s = o.min_size; s <= max; s = bench_next_size(s, max)) {
-            int iters = bench_iters_for(&o, s);
+            const int cap = bench_iters_for(&o, s);
+            int iters = cap;   /* sized again from cap in each repetition */
             int warm = o.warmup < iters ? o.warmup : iters;
             for (int r = 0; r < o.reps; r++) {
                 bench_armci_sync();
@@ -64,7 +65,7 @@ int main(int argc, char **argv)
                     continue;
                 double tw = bench_now();
                 flood(op, h, o.window, local, data[target], s, warm, target);
-                iters = bench_iters_timed(&o, iters, (bench_now() - tw) / warm);
+                iters = bench_iters_timed(&o, cap, (bench_now() - tw) / warm);
                 double t0 = bench_now();
                 flood(op, h, o.window, local, data[target], s, iters, target);
                 double sec = bench_now() - t0;

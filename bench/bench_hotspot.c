@@ -94,14 +94,15 @@ int main(int argc, char **argv)
             if (k < 0) k = 0;
             for (int m = 1; m < o.nproc; m++) {
                 double med = 0.0;
-                int iters = o.iters;
+                const int cap = o.iters;
+                int iters = cap;   /* sized again from cap in each repetition */
                 bench_armci_sync();
                 MPI_Request req;
                 if (o.rank == m) {
                     double tw = bench_now();
                     for (int i = 0; i < o.warmup; i++)
                         do_op(op, &c);
-                    iters = bench_iters_timed(&o, iters, (bench_now() - tw) / o.warmup);
+                    iters = bench_iters_timed(&o, cap, (bench_now() - tw) / o.warmup);
                     for (int r = 0; r < o.reps; r++) {
                         double t0 = bench_now();
                         for (int i = 0; i < iters; i++)

@@ -7,6 +7,9 @@
  *   fadd      ARMCI_Rmw(ARMCI_FETCH_AND_ADD) on an int (final count checked)
  *   puts      2-D strided put, 64 rows x 512 B + ARMCI_Fence
  *   get1m     1 MiB ARMCI_Get (latency and bandwidth)
+ *   get1m_nb  a stream of 1 MiB ARMCI_NbGet, NB_WINDOW outstanding, each
+ *             issued as the oldest completes (bandwidth, the way
+ *             ucx_perftest's bandwidth tests keep transfers in flight)
  * Other ranks wait in a barrier. */
 #include "bench_armci.h"
 
@@ -15,23 +18,48 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OP_GET, OP_PUT, OP_ACC, OP_LOCK, OP_FADD, OP_PUTS, OP_GET1M, OP_COUNT };
+enum { OP_GET, OP_PUT, OP_ACC, OP_LOCK, OP_FADD, OP_PUTS, OP_GET1M, OP_GET1M_NB, OP_COUNT };
 
 static const char *const op_names[OP_COUNT] = {
-    "get", "put", "acc", "lock", "fadd", "puts", "get1m"
+    "get", "put", "acc", "lock", "fadd", "puts", "get1m", "get1m_nb"
 };
 
 #define ROWS 64
 #define ROW_BYTES 512
 #define DST_STRIDE 1024
 #define BIG ((size_t)1 << 20)
+#define NB_WINDOW 8
 
 struct ctx {
     void **data;    /* BIG + ROWS * DST_STRIDE bytes on every process */
     void **counter; /* one int per process                           */
-    char *local;    /* BIG bytes of local memory                      */
+    char *local;    /* NB_WINDOW * BIG bytes of local memory          */
     int target;
+    armci_hdl_t h[NB_WINDOW];
+    long issued;    /* get1m_nb: gets issued since the last drain     */
 };
+
+/* get1m_nb: one more get into its own MiB of local memory, once the one
+ * issued NB_WINDOW earlier (which used that MiB) has completed. */
+static void nb_get1m(struct ctx *c)
+{
+    int slot = (int)(c->issued % NB_WINDOW);
+    if (c->issued >= NB_WINDOW)
+        ARMCI_Wait(&c->h[slot]);
+    ARMCI_INIT_HANDLE(&c->h[slot]);
+    ARMCI_NbGet(c->data[c->target], c->local + (size_t)slot * BIG, (int)BIG, c->target,
+                &c->h[slot]);
+    c->issued++;
+}
+
+/* Completes every get1m_nb get still outstanding. */
+static void nb_drain(struct ctx *c)
+{
+    long live = c->issued < NB_WINDOW ? c->issued : NB_WINDOW;
+    for (long i = c->issued - live; i < c->issued; i++)
+        ARMCI_Wait(&c->h[i % NB_WINDOW]);
+    c->issued = 0;
+}
 
 static inline void do_op(int op, struct ctx *c)
 {
@@ -70,6 +98,9 @@ static inline void do_op(int op, struct ctx *c)
     case OP_GET1M:
         ARMCI_Get(rbuf, c->local, (int)BIG, c->target);
         break;
+    case OP_GET1M_NB:
+        nb_get1m(c);
+        break;
     default:
         break;
     }
@@ -89,7 +120,8 @@ int main(int argc, char **argv)
         c.target = 1;
     c.data = bench_armci_alloc(BIG + (size_t)ROWS * DST_STRIDE);
     c.counter = bench_armci_alloc(sizeof(int));
-    c.local = ARMCI_Malloc_local(BIG);
+    c.local = ARMCI_Malloc_local(NB_WINDOW * BIG);
+    c.issued = 0;
     if (c.local == NULL)
         ARMCI_Error("bench ops: ARMCI_Malloc_local failed", 1);
     bench_fill(c.local, BIG, 1);
@@ -102,11 +134,12 @@ int main(int argc, char **argv)
     for (int op = 0; op < OP_COUNT; op++) {
         if (!bench_want(&o, op_names[op]))
             continue;
-        size_t size = op == OP_GET1M ? BIG
+        size_t size = op == OP_GET1M || op == OP_GET1M_NB ? BIG
                     : op == OP_PUTS ? (size_t)ROWS * ROW_BYTES
                     : op == OP_LOCK ? 0
                     : op == OP_FADD ? sizeof(int) : 8;
-        int iters = bench_iters_for(&o, size);
+        const int cap = bench_iters_for(&o, size);
+        int iters = cap;   /* sized again from cap in each repetition */
         int warm = o.warmup < iters ? o.warmup : iters;
         for (int r = 0; r < o.reps; r++) {
             bench_armci_sync();
@@ -114,10 +147,14 @@ int main(int argc, char **argv)
                 double tw = bench_now();
                 for (int i = 0; i < warm; i++)
                     do_op(op, &c);
-                iters = bench_iters_timed(&o, iters, (bench_now() - tw) / warm);
+                if (op == OP_GET1M_NB)
+                    nb_drain(&c);
+                iters = bench_iters_timed(&o, cap, (bench_now() - tw) / warm);
                 double t0 = bench_now();
                 for (int i = 0; i < iters; i++)
                     do_op(op, &c);
+                if (op == OP_GET1M_NB)
+                    nb_drain(&c);   /* every get timed is complete */
                 double t1 = bench_now();
                 samples[r] = (t1 - t0) * 1e6 / iters;
                 if (op == OP_FADD)
@@ -130,7 +167,7 @@ int main(int argc, char **argv)
             for (int r = 0; r < o.reps; r++)
                 bw[r] = samples[r] > 0 ? (double)size / samples[r] : 0.0;
             bench_report(&o, op_names[op], size, "us", samples, o.reps, iters, NULL);
-            if (op == OP_GET1M || op == OP_PUTS)
+            if (op == OP_GET1M || op == OP_GET1M_NB || op == OP_PUTS)
                 bench_report(&o, op_names[op], size, "MB/s", bw, o.reps, iters, NULL);
         }
     }

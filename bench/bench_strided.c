@@ -60,7 +60,8 @@ int main(int argc, char **argv)
         if (!bench_want(&o, op_names[op]))
             continue;
         for (size_t s = o.min_size; s <= total; s = bench_next_size(s, total)) {
-            int iters = bench_iters_for(&o, total);
+            const int cap = bench_iters_for(&o, total);
+            int iters = cap;   /* sized again from cap in each repetition */
             int warm = o.warmup < iters ? o.warmup : iters;
             if (warm > 2)
                 warm = 2;
@@ -70,7 +71,7 @@ int main(int argc, char **argv)
                     double tw = bench_now();
                     for (int i = 0; i < warm; i++)
                         do_op(op, local, data[target], s, total, target);
-                    iters = bench_iters_timed(&o, iters, (bench_now() - tw) / warm);
+                    iters = bench_iters_timed(&o, cap, (bench_now() - tw) / warm);
                     double t0 = bench_now();
                     for (int i = 0; i < iters; i++)
                         do_op(op, local, data[target], s, total, target);

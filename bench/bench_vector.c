@@ -49,7 +49,8 @@ int main(int argc, char **argv)
             iov.bytes = (int)s;
             iov.src_ptr_array = op == OP_PUTV ? lptr : rptr;
             iov.dst_ptr_array = op == OP_PUTV ? rptr : lptr;
-            int iters = bench_iters_for(&o, total);
+            const int cap = bench_iters_for(&o, total);
+            int iters = cap;   /* sized again from cap in each repetition */
             int warm = o.warmup < 2 ? o.warmup : 2;
             for (int r = 0; r < o.reps; r++) {
                 bench_armci_sync();
@@ -58,7 +59,7 @@ int main(int argc, char **argv)
                 double tw = bench_now();
                 for (int i = 0; i < warm + iters; i++) {
                     if (i == warm) {
-                        iters = bench_iters_timed(&o, iters, (bench_now() - tw) / warm);
+                        iters = bench_iters_timed(&o, cap, (bench_now() - tw) / warm);
                         tw = bench_now();
                         if (i == warm + iters)
                             break;

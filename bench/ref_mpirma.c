@@ -44,7 +44,8 @@ static void measure(const bench_opts_t *o, const char *name, int op, size_t byte
                     int target, int with_bw)
 {
     double lat[BENCH_MAX_REPS], bw[BENCH_MAX_REPS];
-    int iters = bench_iters_for(o, bytes);
+    const int cap = bench_iters_for(o, bytes);
+    int iters = cap;   /* sized again from cap in each repetition */
     int warm = o->warmup < iters ? o->warmup : iters;
     for (int r = 0; r < o->reps; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
@@ -53,7 +54,7 @@ static void measure(const bench_opts_t *o, const char *name, int op, size_t byte
         double tw = bench_now();
         for (int i = 0; i < warm; i++)
             do_op(op, bytes, target);
-        iters = bench_iters_timed(o, iters, (bench_now() - tw) / warm);
+        iters = bench_iters_timed(o, cap, (bench_now() - tw) / warm);
         double t0 = bench_now();
         for (int i = 0; i < iters; i++)
             do_op(op, bytes, target);

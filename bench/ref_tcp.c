@@ -4,7 +4,8 @@
  * whatever a runtime adds over TCP shows as the distance to these figures.
  * Same RESULT lines as the ARMCI suites.
  * Usage: ref-tcp SUITE [options], SUITE one of ops, fadd.
- *   ops:  get (8 B request, 8 B reply), rank 0 -> rank P-1
+ *   ops:  get (8 B request, 8 B reply) and get1m (8 B request, 1 MiB reply),
+ *         rank 0 -> rank P-1
  *   fadd: ranks 1..P-1 each send an increment and wait for the old value of
  *         one counter kept by rank 0 (the exact final count is checked)
  * The serving rank answers from an epoll loop in its main thread; every
@@ -26,7 +27,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-enum { REQ_GET = 1, REQ_FADD = 2, REQ_STOP = 3 };
+enum { REQ_GET = 1, REQ_FADD = 2, REQ_STOP = 3, REQ_GET1M = 4 };
+
+#define BIG ((size_t)1 << 20)
 
 typedef struct msg {
     int64_t op;
@@ -100,6 +103,10 @@ static int64_t serve(int lfd, int nclients)
     }
     int64_t counter = 0;
     int live = nclients, idle = 0;
+    char *big = malloc(BIG);
+    if (!big)
+        die("malloc");
+    memset(big, 0x5e, BIG);
     while (live > 0) {
         struct epoll_event ev[16];
         int n = epoll_wait(ep, ev, 16, spin && idle < 4000 ? 0 : -1);
@@ -123,38 +130,66 @@ static int64_t serve(int lfd, int nclients)
                 r.value = 0x5eed;   /* the 8 bytes "read" */
             }
             send_all(fd, &r, sizeof r);
+            if (m.op == REQ_GET1M)
+                send_all(fd, big, BIG);
         }
     }
+    free(big);
     close(ep);
     return counter;
 }
+
+static char *big_dst;   /* where a get1m reply lands */
 
 static inline int64_t call(int fd, int64_t op, int64_t value)
 {
     msg_t m = { op, value }, r;
     send_all(fd, &m, sizeof m);
-    if (!recv_all(fd, &r, sizeof r)) {
+    if (!recv_all(fd, &r, sizeof r) || (op == REQ_GET1M && !recv_all(fd, big_dst, BIG))) {
         errno = ECONNRESET;
         die("server closed");
     }
     return r.value;
 }
 
-static void ops_client(const bench_opts_t *o, int fd)
+/* One figure: latency of `op`, and for get1m its bandwidth too. */
+static void ops_one(const bench_opts_t *o, int fd, int op)
 {
-    double lat[BENCH_MAX_REPS];
-    int iters = o->iters, warm = o->warmup < iters ? o->warmup : iters;
+    double lat[BENCH_MAX_REPS], bw[BENCH_MAX_REPS];
+    int iters = bench_iters_for(o, op == REQ_GET1M ? BIG : 8);
+    int warm = o->warmup < iters ? o->warmup : iters;
     double tw = bench_now();
     for (int i = 0; i < warm; i++)
-        call(fd, REQ_GET, 0);
+        call(fd, op, 0);
     iters = bench_iters_timed(o, iters, (bench_now() - tw) / (warm > 0 ? warm : 1));
     for (int r = 0; r < o->reps; r++) {
         double t0 = bench_now();
         for (int i = 0; i < iters; i++)
-            call(fd, REQ_GET, 0);
+            call(fd, op, 0);
         lat[r] = (bench_now() - t0) * 1e6 / iters;
+        bw[r] = (double)BIG / lat[r];
     }
-    bench_report(o, "get", 8, "us", lat, o->reps, iters, NULL);
+    if (op == REQ_GET1M) {
+        bench_report(o, "get1m", BIG, "MB/s", bw, o->reps, iters, NULL);
+        bench_report(o, "get1m", BIG, "us", lat, o->reps, iters, NULL);
+    } else {
+        bench_report(o, "get", 8, "us", lat, o->reps, iters, NULL);
+    }
+}
+
+static void ops_client(const bench_opts_t *o, int fd)
+{
+    big_dst = malloc(BIG);
+    if (!big_dst)
+        die("malloc");
+    memset(big_dst, 0, BIG);
+    ops_one(o, fd, REQ_GET);
+    ops_one(o, fd, REQ_GET1M);
+    if (big_dst[0] != 0x5e || big_dst[BIG - 1] != 0x5e) {
+        fprintf(stderr, "ref-tcp: get1m delivered wrong bytes\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    free(big_dst);
 }
 
 /* Ranks 1..P-1: the fadd_all figures of the ARMCI suite, same arithmetic. */

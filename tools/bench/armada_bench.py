@@ -6,7 +6,7 @@ Implementations: armada (build/bench/armada-bench-*), armcimpi (Debian's
 ARMCI-MPI, same sources), mpi-rma and openshmem (reference programs for the
 contiguous and atomic tests), ucx (ucx_perftest, the raw transport figure),
 tcp (ref-tcp: the same request/reply patterns on plain loopback sockets, the
-kernel's floor for vnode-tcp; only there, for the get and fetch-and-add).
+kernel's floor for vnode-tcp; only there, for the gets and fetch-and-add).
 
 Configurations:
   node       one node, shared memory
@@ -16,7 +16,10 @@ Configurations:
 
 Every figure is the median of repeated runs: each program repeats its timing
 loop (-r) and reports the median; the harness may launch a program several
-times (--runs) and takes the median again. Failed or skipped figures are
+times (--runs) and takes the median again. The launches of one configuration
+and suite are interleaved across implementations (round 1 of each, then
+round 2, ...), so that a slow phase of the machine does not fall on one
+implementation only. Failed or skipped figures are
 listed as such in the report.
 """
 import argparse
@@ -42,7 +45,8 @@ SUITES = ["ops", "contig", "strided", "vector", "fadd", "hotspot", "pairs",
 REF_SUITES = {"ops", "contig", "fadd"}  # suites the reference programs have
 IMPLS = ["armada", "armcimpi", "mpi-rma", "openshmem", "ucx", "tcp"]
 # The kernel-floor figures ref-tcp has, compared in the report's floor table.
-FLOOR = [("ops", "get", 8, "us"), ("fadd", "fadd_all", 4, "Mops/s")]
+FLOOR = [("ops", "get", 8, "us"), ("ops", "get1m", 1048576, "MB/s"),
+         ("fadd", "fadd_all", 4, "Mops/s")]
 CONFIGS = ["node", "vnode", "vnode-tcp"]
 TIME_UNITS = {"us"}  # smaller is better; everything else: larger is better
 
@@ -51,6 +55,7 @@ MPIRUN_BASE = ["--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
 
 # Issue targets checked in the report, per configuration:
 # (suite, op, size, unit, peer, factor, issue). factor None: measured only.
+# A peer "impl@op" compares with that implementation's figure of another op.
 # node = issue 2 (same node); vnode-tcp = issue 3 (2 processes as two nodes
 # over UCX_TLS=tcp,self); vnode (UCX defaults) = issue 3's "figures as well".
 _MEASURED = [
@@ -61,6 +66,7 @@ _MEASURED = [
     ("ops", "fadd", 4, "us", "armcimpi", None, "3"),
     ("ops", "puts", 32768, "us", "armcimpi", None, "3"),
     ("ops", "get1m", 1048576, "MB/s", "ucx", None, "3"),
+    ("ops", "get1m_nb", 1048576, "MB/s", "ucx@get1m", None, "3"),
     ("fadd", "fadd_all", 4, "Mops/s", "armcimpi", None, "3"),
 ]
 TARGETS = {
@@ -83,6 +89,7 @@ TARGETS = {
         ("ops", "puts", 32768, "us", "armcimpi", 15.0, "3"),
         ("fadd", "fadd_all", 4, "Mops/s", "armcimpi", 7.0, "3"),
         ("ops", "get1m", 1048576, "MB/s", "ucx", 0.9, "3"),
+        ("ops", "get1m_nb", 1048576, "MB/s", "ucx@get1m", None, "3"),
     ],
     "vnode": _MEASURED,
 }
@@ -186,10 +193,11 @@ def default_jobs(args):
                     continue
                 if impl == "tcp" and (config != "vnode-tcp" or suite not in ("ops", "fadd")):
                     continue
-                runs = args.runs if args.runs else (3 if suite in ("ops", "fadd") else 1)
+                runs = args.runs if args.runs else (5 if suite in ("ops", "fadd") else 1)
                 jobs.append(Job(config, impl, suite, np, opts, runs))
-        if "ucx" in args.impls:
-            jobs.append(Job(config, "ucx", "ops", 2, [], 1))
+        if "ucx" in args.impls and "ops" in args.suites:
+            # Interleaved with the ops launches, one round of tests per launch.
+            jobs.append(Job(config, "ucx", "ops", 2, [], args.runs if args.runs else 5))
     return jobs
 
 
@@ -247,36 +255,39 @@ def run_cmd(cmd, env_add, timeout):
     return rc, out, time.time() - t0
 
 
-def run_mpi_job(job, args):
+def mpi_launch(job, args, r, st):
+    """Launch job's program once (round r); records and the run go into st.
+    Returns False when the job should not be launched again (a timeout: a
+    hung program would only hang again)."""
     prog = program(args.build, job.impl, job.suite)
     if not os.path.exists(prog[0]):
-        return [], [{"status": "skipped", "reason": "not built: %s" % os.path.basename(prog[0])}]
+        st["runs"].append({"status": "skipped",
+                           "reason": "not built: %s" % os.path.basename(prog[0])})
+        return False
     opts, env = launch_env(job.config, job.impl)
     cmd = ["mpirun"] + opts + ["-np", str(job.np)] + prog + job.args
-    records, runs = [], []
-    for r in range(job.runs):
-        rc, out, secs = run_cmd(cmd, env, args.timeout)
-        status = "ok" if rc == 0 else ("timeout" if rc in (124, 137) else "failed")
-        got = 0
-        for line in out.splitlines():
-            m = LINE.match(line.strip())
-            if not m:
-                continue
-            kv = parse_kv(m.group(2))
-            kv["_kind"] = m.group(1)
-            kv["_run"] = r
-            records.append(kv)
-            got += 1
-        tail = "\n".join(out.splitlines()[-8:]) if status != "ok" else ""
-        runs.append({"status": status, "rc": rc, "seconds": round(secs, 2),
-                     "command": " ".join(cmd), "env": env, "records": got, "tail": tail})
-        if status == "timeout":
-            break  # a hung program would only hang again: don't repeat it
-    return records, runs
+    rc, out, secs = run_cmd(cmd, env, args.timeout)
+    status = "ok" if rc == 0 else ("timeout" if rc in (124, 137) else "failed")
+    got = 0
+    for line in out.splitlines():
+        m = LINE.match(line.strip())
+        if not m:
+            continue
+        kv = parse_kv(m.group(2))
+        kv["_kind"] = m.group(1)
+        kv["_run"] = r
+        st["records"].append(kv)
+        got += 1
+    tail = "\n".join(out.splitlines()[-8:]) if status != "ok" else ""
+    st["runs"].append({"status": status, "rc": rc, "seconds": round(secs, 2),
+                       "command": " ".join(cmd), "env": env, "records": got, "tail": tail})
+    return status != "timeout"
 
 
-UCX_TESTS = [  # (op, size, ucx_perftest test, unit)
-    ("get", 8, "ucp_get", "us"),
+UCX_TESTS = [  # (op, size, ucx_perftest test(s), unit)
+    # An 8-byte get is a round trip: UCX's own get (emulated over TCP), or
+    # twice the one-way latency of an 8-byte active-message ping-pong.
+    ("get", 8, ("ucp_get", "ucp_am_lat*2"), "us"),
     ("put", 8, "ucp_put_lat", "us"),
     ("fadd", 4, "ucp_fadd", "us"),
     # The issue compares a 1 MiB get with the best UCX primitive on the same
@@ -286,73 +297,104 @@ UCX_TESTS = [  # (op, size, ucx_perftest test, unit)
 ]
 
 
-def run_ucx_job(job, args):
+def ucx_round(job, args, r, st):
+    """One ucx_perftest run of every test (round r); values collect in st."""
     exe = shutil.which("ucx_perftest")
     if not exe:
-        return [], [{"status": "skipped", "reason": "ucx_perftest not installed"}]
-    env = {}
-    if job.config == "vnode-tcp":
-        env["UCX_TLS"] = "tcp,self"
-    records, runs = [], []
-    port = 13000 + (os.getpid() % 2000)
+        st["runs"].append({"status": "skipped", "reason": "ucx_perftest not installed"})
+        return False
+    env = {"UCX_TLS": "tcp,self"} if job.config == "vnode-tcp" else {}
+    st.setdefault("port", 13000 + (os.getpid() % 2000))
+    vals = st.setdefault("ucx", {})
+    for op, size, tests, unit in UCX_TESTS:
+        for test in (tests if isinstance(tests, tuple) else (tests,)):
+            st["port"] += 2
+            name, _, times = test.partition("*")
+            v = _ucx_run(exe, env, job, size, name, unit, st["port"], st["runs"])
+            if v is not None and times:   # a round trip of a one-way figure
+                v = v * int(times) if unit in TIME_UNITS else v / int(times)
+            if v is not None:
+                vals.setdefault((op, size, unit, test), []).append((r, v))
+    return True
+
+
+def ucx_records(st):
+    """Per figure, the candidate test with the best median over rounds (lowest
+    time, highest bandwidth); one record per round of that test, so that its
+    figure is that median and each round pairs with the other launches of the
+    same round."""
+    records = []
+    vals = st.get("ucx", {})
     for op, size, tests, unit in UCX_TESTS:
         best = None
         for test in (tests if isinstance(tests, tuple) else (tests,)):
-            rec, port = _ucx_one(exe, env, job, op, size, test, unit, port, runs)
-            if rec["_kind"] == "RESULT" and (best is None or best["_kind"] != "RESULT" or
-                                             float(rec["value"]) > float(best["value"])):
-                best = rec
-            elif best is None:
-                best = rec
-        records.append(best)
-    return records, runs
+            v = vals.get((op, size, unit, test), [])
+            if not v:
+                continue
+            med = statistics.median(x for _, x in v)
+            if best is None or (med < best[0] if unit in TIME_UNITS else med > best[0]):
+                best = (med, test, v)
+        if best is None:
+            records.append({"_kind": "SKIP", "_run": 0, "impl": "ucx", "suite": "ops",
+                            "op": op, "reason": "ucx_perftest_failed"})
+            continue
+        for r, x in best[2]:
+            records.append({"_kind": "RESULT", "_run": r, "impl": "ucx", "suite": "ops",
+                            "op": op, "size": str(size), "nproc": "2", "value": str(x),
+                            "unit": unit, "test": best[1]})
+    return records
 
 
-def _ucx_one(exe, env, job, op, size, test, unit, port, runs):
-    """Median of 3 ucx_perftest runs of one test; returns (record, next port)."""
-    if True:
-        port += 1
-        vals = []
-        for r in range(3):
-            full = dict(os.environ)
-            full.update(env)
-            server = subprocess.Popen(["timeout", "30", exe, "-p", str(port)], env=full,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            time.sleep(0.4)
-            tcp = job.config == "vnode-tcp"
-            # Bandwidth needs enough messages to reach steady state (a short run
-            # understates UCX and flatters Armada).
-            n = "300" if size > 4096 else ("500" if tcp else "20000")
-            cmd = [exe, "localhost", "-p", str(port), "-t", test, "-s", str(size),
-                   "-n", n, "-w", "5" if size > 4096 or tcp else "50"]
-            rc, out, secs = run_cmd(cmd, env, 30)
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-            final = [l for l in out.splitlines() if l.startswith("Final:")]
-            if rc != 0 or not final:
-                runs.append({"status": "failed", "rc": rc, "seconds": round(secs, 2),
-                             "command": " ".join(cmd), "env": env,
-                             "tail": "\n".join(out.splitlines()[-5:])})
-                break
-            f = final[0].split()
-            # Final: iters  lat50  lat_avg  lat_overall  bw_avg  bw_overall  ...
-            val = float(f[2]) if unit == "us" else float(f[6])
-            vals.append(val)
-            runs.append({"status": "ok", "rc": 0, "seconds": round(secs, 2),
-                         "command": " ".join(cmd), "env": env})
-            port += 1
-        if vals:
-            vals.sort()
-            return ({"_kind": "RESULT", "_run": 0, "impl": "ucx", "suite": "ops",
-                     "op": op, "size": str(size), "nproc": "2",
-                     "value": str(statistics.median(vals)), "unit": unit,
-                     "min": str(vals[0]), "max": str(vals[-1]),
-                     "reps": str(len(vals)), "test": test}, port)
-        return ({"_kind": "SKIP", "_run": 0, "impl": "ucx", "suite": "ops",
-                 "op": op, "reason": "ucx_perftest_failed", "test": test}, port)
+def _ucx_run(exe, env, job, size, test, unit, port, runs):
+    """One ucx_perftest run of one test; its figure, or None."""
+    full = dict(os.environ)
+    full.update(env)
+    server = subprocess.Popen(["timeout", "30", exe, "-p", str(port)], env=full,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.4)
+    tcp = job.config == "vnode-tcp"
+    # Bandwidth needs enough messages to reach steady state (a short run
+    # understates UCX and flatters Armada).
+    n = "300" if size > 4096 else ("500" if tcp else "20000")
+    cmd = [exe, "localhost", "-p", str(port), "-t", test, "-s", str(size),
+           "-n", n, "-w", "5" if size > 4096 or tcp else "50"]
+    rc, out, secs = run_cmd(cmd, env, 30)
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+    final = [l for l in out.splitlines() if l.startswith("Final:")]
+    if rc != 0 or not final:
+        runs.append({"status": "failed", "rc": rc, "seconds": round(secs, 2),
+                     "command": " ".join(cmd), "env": env,
+                     "tail": "\n".join(out.splitlines()[-5:])})
+        return None
+    f = final[0].split()
+    # Final: iters  lat50  lat_avg  lat_overall  bw_avg  bw_overall  ...
+    runs.append({"status": "ok", "rc": 0, "seconds": round(secs, 2),
+                 "command": " ".join(cmd), "env": env})
+    return float(f[2]) if unit == "us" else float(f[6])
+
+
+def run_group(group, args):
+    """Runs the jobs of one configuration and suite, their launches
+    interleaved: round 1 of every implementation, then round 2, and so on,
+    so that a slow phase of a noisy machine hits Armada and its peers alike
+    instead of whichever happened to run then. Returns [(job, records, runs)]."""
+    states = [{"records": [], "runs": [], "live": True} for _ in group]
+    for r in range(max(j.runs for j in group)):
+        for job, st in zip(group, states):
+            if r >= job.runs or not st["live"]:
+                continue
+            launch = ucx_round if job.impl == "ucx" else mpi_launch
+            st["live"] = launch(job, args, r, st)
+    out = []
+    for job, st in zip(group, states):
+        if job.impl == "ucx":
+            st["records"] = ucx_records(st)
+        out.append((job, st["records"], st["runs"]))
+    return out
 
 
 # ---------------------------------------------------------------- results --
@@ -385,6 +427,8 @@ def collect(jobs_done):
                 f = figs.setdefault(key, {"values": [], "nproc": int(kv.get("nproc", 0)),
                                           "iters": kv.get("iters"), "reps": kv.get("reps")})
                 f["values"].append(float(kv["value"]))
+                f.setdefault("by_run", {})[kv["_run"]] = float(kv["value"])
+                f["test"] = kv.get("test", "")
         for run in runs:
             if run["status"] not in ("ok",):
                 skips.append({"config": job.config, "impl": job.impl, "suite": job.suite,
@@ -396,7 +440,9 @@ def collect(jobs_done):
         vals = f["values"]
         rows.append({"config": config, "impl": impl, "suite": suite, "op": op, "size": size,
                      "unit": unit, "extra": extra, "value": statistics.median(vals),
-                     "runs": len(vals), "run_values": vals, "nproc": f["nproc"],
+                     "runs": len(vals), "run_values": vals, "by_run": f["by_run"],
+                     "test": f["test"],
+                     "nproc": f["nproc"],
                      "iters": f["iters"], "reps": f["reps"]})
     return rows, skips, checks
 
@@ -422,17 +468,19 @@ def write_csv(path, rows):
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["config", "impl", "suite", "op", "size", "unit", "extra", "nproc",
-                    "value", "runs", "run_values"])
+                    "value", "runs", "run_values", "test"])
         for r in rows:
             w.writerow([r["config"], r["impl"], r["suite"], r["op"], r["size"], r["unit"],
                         r["extra"], r["nproc"], "%.6g" % r["value"], r["runs"],
-                        " ".join("%.6g" % v for v in r["run_values"])])
+                        " ".join("%.6g" % v for v in r["run_values"]), r["test"]])
 
 
 def write_markdown(path, meta, rows, skips, checks, plots, impls):
-    idx = {}
+    idx, idx_run = {}, {}
     for r in rows:
-        idx[(r["config"], r["suite"], r["op"], r["size"], r["unit"], r["extra"], r["impl"])] = r["value"]
+        key = (r["config"], r["suite"], r["op"], r["size"], r["unit"], r["extra"], r["impl"])
+        idx[key] = r["value"]
+        idx_run[key] = r.get("by_run", {})
     peers = [i for i in impls if i != "armada"]
     out = []
     out.append("# Armada benchmark report\n")
@@ -454,25 +502,35 @@ def write_markdown(path, meta, rows, skips, checks, plots, impls):
     out.append("\n## Issue targets\n")
     out.append("Issue 2 targets apply to `node`, issue 3 targets to `vnode-tcp`; `ucx` is the "
                "best of several ucx_perftest primitives (column `test` in results.csv).\n\n")
-    out.append("| issue | config | figure | Armada | peer | peer value | ratio | target | verdict |\n")
-    out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+    out.append("Column `per round` gives the ratio within each round of interleaved "
+               "launches, where the peer ran as many launches as Armada.\n\n")
+    out.append("| issue | config | figure | Armada | peer | peer value | ratio | per round "
+               "| target | verdict |\n")
+    out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
     for config in meta["configs"]:
         for suite, op, size, unit, peer, factor, issue in TARGETS.get(config, _MEASURED):
             keys = [k for k in idx if k[0] == config and k[1] == suite and k[2] == op
                     and k[3] == size and k[4] == unit]
             extra = keys[0][5] if keys else ""
+            peer, _, peer_op = peer.partition("@")
+            pkey = (config, suite, peer_op or op, size, unit, extra, peer)
             a = idx.get((config, suite, op, size, unit, extra, "armada"))
-            p = idx.get((config, suite, op, size, unit, extra, peer))
+            p = idx.get(pkey)
             ratio = better_ratio(a, p, unit)
+            ra = idx_run.get((config, suite, op, size, unit, extra, "armada"), {})
+            rp = idx_run.get(pkey, {})
+            common = sorted(set(ra) & set(rp)) if len(rp) > 1 else []
+            rounds = " / ".join(fmt(better_ratio(ra[k], rp[k], unit)) for k in common) or "—"
             if factor is None:
                 verdict = "measured" if a is not None else "**missing**"
             elif ratio is None:
                 verdict = "**not measured**"
             else:
                 verdict = "pass" if ratio >= factor else "**FAIL**"
-            out.append("| %s | %s | %s %s B (%s) | %s | %s | %s | %s | %s | %s |\n" % (
-                issue, config, op, size, unit, fmt(a), peer, fmt(p),
-                fmt(ratio) if ratio else "—", ("%gx" % factor) if factor else "—", verdict))
+            out.append("| %s | %s | %s %s B (%s) | %s | %s | %s | %s | %s | %s | %s |\n" % (
+                issue, config, op, size, unit, fmt(a), peer + (" (%s)" % peer_op if peer_op else ""), fmt(p),
+                fmt(ratio) if ratio else "—", rounds, ("%gx" % factor) if factor else "—",
+                verdict))
     floor = [(c, f) for c in meta["configs"] if c == "vnode-tcp" for f in FLOOR
              if any(k[:5] == (c,) + f and k[6] == "tcp" for k in idx)]
     if floor:
@@ -655,7 +713,7 @@ def main():
     ap.add_argument("--impls", default=",".join(IMPLS))
     ap.add_argument("--configs", default=",".join(CONFIGS))
     ap.add_argument("--runs", type=int, default=0,
-                    help="launches per program (default: 3 for ops, 1 otherwise)")
+                    help="launches per program (default: 5 for ops and fadd, 1 otherwise)")
     ap.add_argument("--timeout", type=int, default=60, help="seconds per launch")
     ap.add_argument("--budget", type=int, default=None,
                     help="total seconds; later jobs are reported as skipped "
@@ -682,22 +740,25 @@ def main():
     t_start = time.time()
     log("armada-bench: %d jobs, report in %s" % (len(jobs), outdir))
     done = []
-    for i, job in enumerate(jobs, 1):
+    groups = {}
+    for job in jobs:   # one group per configuration and suite, in plan order
+        groups.setdefault((job.config, job.suite), []).append(job)
+    for (config, suite), group in groups.items():
         t0 = time.time()
         if args.budget and t0 - t_start > args.budget:
-            runs = [{"status": "skipped", "reason": "time budget of %ds spent" % args.budget}]
-            done.append((job, [], runs))
-            log("[%3d/%d] %-40s skipped (time budget)" % (i, len(jobs), job.name()))
+            for job in group:
+                runs = [{"status": "skipped", "reason": "time budget of %ds spent" % args.budget}]
+                done.append((job, [], runs))
+                log("[%3d/%d] %-40s skipped (time budget)" % (len(done), len(jobs), job.name()))
             continue
-        if job.impl == "ucx":
-            records, runs = run_ucx_job(job, args)
-        else:
-            records, runs = run_mpi_job(job, args)
-        done.append((job, records, runs))
-        states = ",".join(sorted({r["status"] for r in runs})) or "none"
-        log("[%3d/%d] %-40s %6.1fs  %s, %d figures  (elapsed %.0fs)" % (
-            i, len(jobs), job.name(), time.time() - t0, states,
-            sum(1 for r in records if r["_kind"] == "RESULT"), time.time() - t_start))
+        for job, records, runs in run_group(group, args):
+            done.append((job, records, runs))
+            states = ",".join(sorted({r["status"] for r in runs})) or "none"
+            log("[%3d/%d] %-40s %s, %d figures" % (
+                len(done), len(jobs), job.name(), states,
+                sum(1 for r in records if r["_kind"] == "RESULT")))
+        log("      %s/%s: %.1fs, launches interleaved (elapsed %.0fs)" % (
+            config, suite, time.time() - t0, time.time() - t_start))
 
     rows, skips, checks = collect(done)
     # Jobs that produced nothing at all are reported as failed figures.
