@@ -147,10 +147,13 @@ static void wait_on(const volatile int *v, int until_zero, const char *call, int
     }
 }
 
-static void progress_once(void)
+/* Waits until op's request has left, so that its source may be reused. */
+static void wait_sent(rop_t *op)
 {
-    if (!arm_net_progress(R.w))
-        arm_net_wait(R.w, 1);
+    int idle = 0;
+    double since = 0.0;
+    while (op->send.pending)
+        wait_step(&idle, &since, 1);
 }
 
 /* ---- request pool ---------------------------------------------------------------- */
@@ -293,8 +296,7 @@ static void op_send_whole(const char *call, rop_t *op, const void *src, size_t n
     op->am_flags = flags;
     arm_net_iov_t iov = { (void *)src, n };
     op_send(call, op, &iov, 1, 0, 0);
-    while (op->send.pending)
-        progress_once();
+    wait_sent(op);
     op_release(op);
 }
 
@@ -303,8 +305,7 @@ static void op_finish(const char *call, rop_t *op)
 {
     wait_on(&op->replied, 0, call, op->node,
               (op->req.op & (uint8_t)~ARM_SRV_SYNC) != ARM_SRV_LOCK);
-    while (op->send.pending)
-        progress_once();
+    wait_sent(op);
     if (op->status != ARM_OK)
         arm_fatal(call, "the server of node %d refused the request: %s", op->node,
                   arm_status_str((arm_status_t)op->status));
