@@ -57,7 +57,7 @@ typedef struct arm_core {
     int me, nproc;
     int my_node, nnodes;
     int host_size;         /* processes on this host (virtual nodes share it) */
-    int host_cores;        /* cores online on this host                     */
+    int host_cores;        /* cores this host's processes may run on        */
     int host_threads;      /* processes plus server threads on this host    */
     int *node_of;          /* rank -> node                                  */
     int *node_leader;      /* node -> lowest rank                           */

@@ -1,8 +1,30 @@
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE   /* sched_getaffinity, CPU_COUNT */
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "core/arm_core.h"
 #include "util/arm_log.h"
+
+/* Cores the host's processes may run on: the union of their affinity masks
+ * (taskset, a cpuset or container limit, mpirun's binding), which can be
+ * fewer than the cores online. The waiting policies compare it with the
+ * processes and threads that want a core. */
+static int host_cores(MPI_Comm host)
+{
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    int ok = sched_getaffinity(0, sizeof mask, &mask) == 0;
+    int all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, host);
+    if (all_ok) {
+        MPI_Allreduce(MPI_IN_PLACE, &mask, (int)sizeof mask, MPI_BYTE, MPI_BOR, host);
+        int n = CPU_COUNT(&mask);
+        if (n > 0)
+            return n;
+    }
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (int)online : 1;
+}
 
 /* Nodes are either virtual (ARMADA_PPN=k: ranks r with the same r / k) or the
  * hosts (MPI's shared-memory split). Node ids are dense and ordered by the
@@ -24,8 +46,7 @@ arm_status_t arm_procmap_init(arm_core_t *c, long ppn)
     MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, c->me, MPI_INFO_NULL, &host);
     MPI_Comm_size(host, &c->host_size);
     MPI_Allreduce(MPI_IN_PLACE, &host_leader, 1, MPI_INT, MPI_MIN, host);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    c->host_cores = cores > 0 ? (int)cores : 1;
+    c->host_cores = host_cores(host);
     if (ppn > 0) {
         for (int r = 0; r < n; r++)
             leader_of[r] = (int)(r - r % ppn);

@@ -32,6 +32,8 @@
 #define NB_MAX 64            /* non-blocking gets outstanding (> OP_POOL: one is always free) */
 #define CLEAN_GET_MAX 4096   /* UCX's emulated get is the faster one up to here (decision 009) */
 #define REPLY_EAGER_MAX (256 * 1024)   /* eager get replies over TCP (decision 012) */
+#define SERVER_YIELD_AFTER 16          /* empty polls before a server yields
+                                          between polls (but see decision 016) */
 #define EAGER_WRITE_MAX (256 * 1024) /* a put or accumulate is one eager request up to here (decision 013) */
 
 /* One request in flight: its header, the payload it packs, and what to do
@@ -550,11 +552,6 @@ arm_status_t arm_remote_init(arm_core_t *c)
     R.slot_size = (size_t)arm_config.slot_size;
     if (R.slot_size < 1024)
         R.slot_size = 1024;
-    /* A waiting client polls long only when the host has a core for it; on
-     * an oversubscribed host it polls a few times and then yields the CPU
-     * (decision 014) to the servers, which are then the bottleneck, before
-     * it sleeps. */
-    R.spins = c->host_size > c->host_cores ? 8 : (int)arm_config.poll_spins;
     arm_net_set_yield(R.w, (int)arm_config.yield_us);
     R.depth = arm_config.pipeline_depth < OP_POOL / 2 ? (int)arm_config.pipeline_depth : OP_POOL / 2;
     R.credits = calloc((size_t)c->nnodes, sizeof *R.credits);
@@ -589,6 +586,17 @@ arm_status_t arm_remote_init(arm_core_t *c)
      * (decision 012). Shared-memory and RDMA transports keep UCX's choice. */
     R.tcp = !R.rma_native && strstr(R.tls, "tcp") != NULL;
     R.reply_eager_max = R.tcp ? REPLY_EAGER_MAX : 0;
+    /* A waiting client polls long only when the host has a core for it; on
+     * an oversubscribed host it polls a few times and then yields the CPU
+     * (decision 014) to the servers, which are then the bottleneck, before
+     * it sleeps. Over TCP each poll is an epoll_wait system call, no cheaper
+     * than a yield: on an oversubscribed host clients and servers yield from
+     * their first empty poll (decision 016), so that the other processes of
+     * the core send their requests meanwhile instead of waiting for the end
+     * of a poller's time slice. */
+    int busy_host = c->host_size > c->host_cores;
+    R.spins = !busy_host ? (int)arm_config.poll_spins : R.tcp ? 1 : 8;
+    int server_yield_after = busy_host && R.tcp ? 0 : SERVER_YIELD_AFTER;
     if (arm_net_is_leader(R.net)) {
         arm_shm_mutex_t **locks = R.acc_locks = calloc((size_t)c->nproc, sizeof *locks);
         if (!locks)
@@ -598,7 +606,7 @@ arm_status_t arm_remote_init(arm_core_t *c)
                 locks[r] = &c->ctl[r]->acc_lock;
         arm_server_params_t sp = { R.net, c->nproc, c->my_node, locks, slots, R.slot_size,
                                    (int)arm_config.progress, (int)arm_config.poll_spins,
-                                   R.reply_eager_max };
+                                   server_yield_after, R.reply_eager_max };
         st = arm_server_start(&sp, &R.server);
         if (st != ARM_OK)
             return st;
@@ -631,6 +639,15 @@ arm_status_t arm_remote_init(arm_core_t *c)
                 R.use_amo ? "amo" : R.clean_amo ? "amo when no writes are pending, else server"
                 : "server", R.tls, R.rma_native ? "native" : "emulated",
                 R.amo_native ? "native" : "emulated");
+    if (arm_config.stats && c->me == 0)
+        arm_log(ARM_LOG_WARN, "remote", "waiting: %d processes on %d cores of this host%s; "
+                "a waiting client polls %d times, yields up to %ld us, then sleeps; servers "
+                "(progress %s) yield after %d empty polls", c->host_size, c->host_cores,
+                busy_host ? " (oversubscribed)" : "", R.spins, (long)arm_config.yield_us,
+                arm_config.progress == ARM_SRV_PROGRESS_POLL    ? "poll"
+                : arm_config.progress == ARM_SRV_PROGRESS_BLOCK ? "block"
+                                                                 : "hybrid",
+                server_yield_after);
     return ARM_OK;
 }
 

@@ -613,7 +613,7 @@ static void *server_main(void *arg)
         }
         if (s->p.progress == ARM_SRV_PROGRESS_HYBRID && ++idle < s->p.poll_spins) {
             /* Past the first polls, let other threads of the core run. */
-            if (idle > 16)
+            if (idle > s->p.yield_after)
                 sched_yield();
             continue;
         }

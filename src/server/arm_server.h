@@ -30,6 +30,8 @@ typedef struct arm_server_params {
     size_t slot_size;             /* payload bytes per slot                    */
     int progress;                 /* ARM_SRV_PROGRESS_*                        */
     int poll_spins;               /* hybrid: empty polls before blocking       */
+    int yield_after;              /* hybrid: empty polls before yielding the CPU
+                                     between polls                             */
     size_t reply_eager_max;       /* replies with up to this many data bytes go
                                      eagerly (0: UCX's threshold decides)      */
 } arm_server_params_t;
