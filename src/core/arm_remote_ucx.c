@@ -32,6 +32,7 @@
 #define NB_MAX 64            /* non-blocking gets outstanding (> OP_POOL: one is always free) */
 #define CLEAN_GET_MAX 4096   /* UCX's emulated get is the faster one up to here (decision 009) */
 #define REPLY_EAGER_MAX (256 * 1024)   /* eager get replies over TCP (decision 012) */
+#define CLIENT_POLL_YIELD 16           /* over TCP, a yield every so many polls (016) */
 #define SERVER_YIELD_AFTER 16          /* empty polls before a server yields
                                           between polls (but see decision 016) */
 #define EAGER_WRITE_MAX (256 * 1024) /* a put or accumulate is one eager request up to here (decision 013) */
@@ -552,7 +553,6 @@ arm_status_t arm_remote_init(arm_core_t *c)
     R.slot_size = (size_t)arm_config.slot_size;
     if (R.slot_size < 1024)
         R.slot_size = 1024;
-    arm_net_set_yield(R.w, (int)arm_config.yield_us);
     R.depth = arm_config.pipeline_depth < OP_POOL / 2 ? (int)arm_config.pipeline_depth : OP_POOL / 2;
     R.credits = calloc((size_t)c->nnodes, sizeof *R.credits);
     R.srv_dirty = calloc((size_t)c->nnodes, 1);
@@ -597,6 +597,11 @@ arm_status_t arm_remote_init(arm_core_t *c)
     int busy_host = c->host_size > c->host_cores;
     R.spins = !busy_host ? (int)arm_config.poll_spins : R.tcp ? 1 : 8;
     int server_yield_after = busy_host && R.tcp ? 0 : SERVER_YIELD_AFTER;
+    /* Where a core per process leaves the client polling long, over TCP it
+     * still yields every 16 polls: when the scheduler stacks it with the
+     * server it waits for, that server runs within microseconds instead of
+     * at the end of the client's time slice (decision 016). */
+    arm_net_set_yield(R.w, (int)arm_config.yield_us, R.tcp ? CLIENT_POLL_YIELD : 0);
     if (arm_net_is_leader(R.net)) {
         arm_shm_mutex_t **locks = R.acc_locks = calloc((size_t)c->nproc, sizeof *locks);
         if (!locks)
@@ -639,11 +644,16 @@ arm_status_t arm_remote_init(arm_core_t *c)
                 R.use_amo ? "amo" : R.clean_amo ? "amo when no writes are pending, else server"
                 : "server", R.tls, R.rma_native ? "native" : "emulated",
                 R.amo_native ? "native" : "emulated");
+    char every[40] = "";
+    if (R.tcp && R.spins > CLIENT_POLL_YIELD)
+        snprintf(every, sizeof every, " (yielding every %d)", CLIENT_POLL_YIELD);
     if (arm_config.stats && c->me == 0)
         arm_log(ARM_LOG_WARN, "remote", "waiting: %d processes on %d cores of this host%s; "
-                "a waiting client polls %d times, yields up to %ld us, then sleeps; servers "
+                "a waiting client polls %d times%s, yields up to %ld us, then sleeps; servers "
                 "(progress %s) yield after %d empty polls", c->host_size, c->host_cores,
-                busy_host ? " (oversubscribed)" : "", R.spins, (long)arm_config.yield_us,
+                busy_host ? " (oversubscribed)" : "", R.spins,
+                every,
+                (long)arm_config.yield_us,
                 arm_config.progress == ARM_SRV_PROGRESS_POLL    ? "poll"
                 : arm_config.progress == ARM_SRV_PROGRESS_BLOCK ? "block"
                                                                  : "hybrid",

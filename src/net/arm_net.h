@@ -101,8 +101,12 @@ arm_status_t arm_net_wakeup(arm_net_worker_t *w);
 /* How a thread waiting on w spends its idle time. After its empty polls it
  * yields the CPU (sched_yield) for up to yield_us microseconds before it
  * sleeps on the event descriptor: threads sharing its core run, and it
- * stays runnable, so the answer costs it no wake-up. 0: sleep at once. */
-void arm_net_set_yield(arm_net_worker_t *w, int yield_us);
+ * stays runnable, so the answer costs it no wake-up. 0: sleep at once.
+ * With poll_yield > 0 it also yields once every poll_yield empty polls
+ * while it still polls, so that a thread it shares a core with (the server
+ * it waits for, if the scheduler put them together) is not kept off the CPU
+ * for the whole polling phase (decision 016). 0: polls without yielding. */
+void arm_net_set_yield(arm_net_worker_t *w, int yield_us, int poll_yield);
 
 /* One idle step of a wait on w, after an empty arm_net_progress: counts the
  * poll in *idle; past spins polls, yields (within w's yield time, from the

@@ -462,17 +462,21 @@ arm_status_t arm_net_wakeup(arm_net_worker_t *w)
     return st == UCS_OK ? ARM_OK : arm_net_ucs_error("ucp_worker_signal", st);
 }
 
-void arm_net_set_yield(arm_net_worker_t *w, int yield_us)
+void arm_net_set_yield(arm_net_worker_t *w, int yield_us, int poll_yield)
 {
     w->yield_s = yield_us > 0 ? 1e-6 * yield_us : 0.0;
+    w->poll_yield = poll_yield > 0 ? poll_yield : 0;
 }
 
 int arm_net_idle(arm_net_worker_t *w, int *idle, double *since, int spins, int sleep_ms,
                  arm_status_t *st)
 {
     int first = spins > 1 ? spins : 1;   /* the first step past the polls */
-    if (++*idle < first)
+    if (++*idle < first) {
+        if (w->poll_yield && *idle % w->poll_yield == 0)
+            sched_yield();
         return 0;
+    }
     if (w->yield_s > 0.0) {
         double now = arm_time_now();
         if (*idle == first)

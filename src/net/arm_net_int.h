@@ -25,6 +25,7 @@ struct arm_net_worker {
     arm_net_t       *net;
     arm_net_stats_t  stats;          /* touched by the owning thread only */
     double           yield_s;        /* idle policy: seconds of yielding     */
+    int              poll_yield;     /* and a yield every so many empty polls */
     void            *am_cur_data;    /* data of the message whose AM handler is
                                         running (UCX frees it when the handler
                                         returns OK), else NULL               */
