@@ -2,7 +2,9 @@
  * MPI_Win_lock_all, completion by MPI_Win_flush), printing the same RESULT
  * lines as the ARMCI suites so the harness can put them side by side.
  * Usage: ref-mpirma SUITE [options], SUITE one of ops, contig, fadd.
- *   ops:    get (8 B), put (8 B), acc (one double), fadd, get1m
+ *   ops:    get (8 B), put (8 B), acc (one double), fadd, puts (64 rows of
+ *           512 B into rows 1 KiB apart: one MPI_Put with a vector
+ *           datatype at the target), get1m
  *   contig: put, get, acc from -m to -M bytes
  *   fadd:   fetch-and-add by ranks 1..P-1 to one counter on rank 0 */
 #include "bench_common.h"
@@ -12,10 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OP_GET, OP_PUT, OP_ACC, OP_FADD };
+enum { OP_GET, OP_PUT, OP_ACC, OP_FADD, OP_PUTS };
+
+#define BIG ((size_t)1 << 20)
+#define ROWS 64          /* puts: the ARMCI suite's 2-D strided put */
+#define ROW_BYTES 512
+#define DST_STRIDE 1024
 
 static MPI_Win win;
 static char *local;
+static MPI_Datatype rows;   /* ROWS x ROW_BYTES, DST_STRIDE apart */
 
 static inline void do_op(int op, size_t bytes, int target)
 {
@@ -33,6 +41,9 @@ static inline void do_op(int op, size_t bytes, int target)
         break;
     case OP_FADD:
         MPI_Fetch_and_op(&one, &old, MPI_INT, target, 0, MPI_SUM, win);
+        break;
+    case OP_PUTS:   /* after the first MiB, as in the ARMCI suite */
+        MPI_Put(local, (int)bytes, MPI_BYTE, target, (MPI_Aint)BIG, 1, rows, win);
         break;
     default:
         break;
@@ -118,7 +129,9 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     bench_opts_t o;
     const char *suite = bench_parse_ref(&o, BENCH_IMPL, argc, argv);
-    size_t max = o.max_size > ((size_t)1 << 20) ? o.max_size : ((size_t)1 << 20);
+    size_t max = o.max_size > BIG + ROWS * DST_STRIDE ? o.max_size : BIG + ROWS * DST_STRIDE;
+    MPI_Type_vector(ROWS, ROW_BYTES, DST_STRIDE, MPI_BYTE, &rows);
+    MPI_Type_commit(&rows);
     char *base = NULL;
     MPI_Win_allocate((MPI_Aint)max, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
     memset(base, 0, max);
@@ -137,8 +150,8 @@ int main(int argc, char **argv)
         if (bench_want(&o, "acc")) measure(&o, "acc", OP_ACC, 8, target, 0);
         if (bench_want(&o, "lock") && o.rank == 0) bench_skip(&o, "lock", "no_equivalent");
         if (bench_want(&o, "fadd")) measure(&o, "fadd", OP_FADD, 4, target, 0);
-        if (bench_want(&o, "puts") && o.rank == 0) bench_skip(&o, "puts", "not_implemented");
-        if (bench_want(&o, "get1m")) measure(&o, "get1m", OP_GET, (size_t)1 << 20, target, 1);
+        if (bench_want(&o, "puts")) measure(&o, "puts", OP_PUTS, ROWS * ROW_BYTES, target, 1);
+        if (bench_want(&o, "get1m")) measure(&o, "get1m", OP_GET, BIG, target, 1);
     } else if (strcmp(suite, "contig") == 0) {
         static const char *const names[3] = { "put", "get", "acc" };
         static const int ops[3] = { OP_PUT, OP_GET, OP_ACC };
@@ -157,6 +170,7 @@ int main(int argc, char **argv)
     MPI_Win_unlock_all(win);
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Win_free(&win);
+    MPI_Type_free(&rows);
     free(local);
     MPI_Finalize();
     return status;

@@ -2,9 +2,13 @@
  * liboshmem): shmem_getmem, shmem_putmem + shmem_quiet, and
  * shmem_int_atomic_fetch_add. Same RESULT lines as the ARMCI suites.
  * Usage: ref-shmem SUITE [options], SUITE one of ops, contig, fadd.
- * OpenSHMEM has no accumulate and no lock on a remote mutex in this form:
- * those figures are reported as SKIP. MPI is used only for the option
- * parsing's rank query and the reductions of the results. */
+ * In ops, "puts" is the ARMCI suite's 2-D strided put done the OpenSHMEM
+ * way: one shmem_putmem_nbi per 512-byte row, then shmem_quiet. "lock" is
+ * shmem_set_lock + shmem_clear_lock on one symmetric lock: OpenSHMEM's
+ * only lock, global rather than one mutex on the target, and the library
+ * picks where it lives. OpenSHMEM has no floating-point accumulate: that
+ * figure is reported as SKIP. MPI is used only for the option parsing's
+ * rank query and the reductions of the results. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_common.h"
 
@@ -15,10 +19,16 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OP_GET, OP_PUT, OP_FADD };
+enum { OP_GET, OP_PUT, OP_FADD, OP_PUTS, OP_LOCK };
+
+#define BIG ((size_t)1 << 20)
+#define ROWS 64          /* puts: the ARMCI suite's 2-D strided put */
+#define ROW_BYTES 512
+#define DST_STRIDE 1024
 
 static char *sym;
 static int *counter;
+static long *lock;
 static char *local;
 
 static inline void do_op(int op, size_t bytes, int target)
@@ -33,6 +43,16 @@ static inline void do_op(int op, size_t bytes, int target)
         break;
     case OP_FADD:
         (void)shmem_int_atomic_fetch_add(counter, 1, target);
+        break;
+    case OP_PUTS:   /* after the first MiB, as in the ARMCI suite */
+        for (int i = 0; i < ROWS; i++)
+            shmem_putmem_nbi(sym + BIG + (size_t)i * DST_STRIDE, local + (size_t)i * ROW_BYTES,
+                             ROW_BYTES, target);
+        shmem_quiet();
+        break;
+    case OP_LOCK:
+        shmem_set_lock(lock);
+        shmem_clear_lock(lock);
         break;
     default:
         break;
@@ -114,16 +134,18 @@ int main(int argc, char **argv)
     shmem_init();
     bench_opts_t o;
     const char *suite = bench_parse_ref(&o, BENCH_IMPL, argc, argv);
-    size_t max = o.max_size > ((size_t)1 << 20) ? o.max_size : ((size_t)1 << 20);
+    size_t max = o.max_size > BIG + ROWS * DST_STRIDE ? o.max_size : BIG + ROWS * DST_STRIDE;
     sym = shmem_malloc(max);
     counter = shmem_malloc(sizeof(int));
+    lock = shmem_malloc(sizeof(long));
     local = calloc(max, 1);
-    if (sym == NULL || counter == NULL || local == NULL) {
+    if (sym == NULL || counter == NULL || lock == NULL || local == NULL) {
         fprintf(stderr, "ref-shmem: allocation failed\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     memset(sym, 0, max);
     *counter = 0;
+    *lock = 0;
     shmem_barrier_all();
     int target = o.target > 0 ? o.target : o.nproc - 1;
     int status = 0;
@@ -133,10 +155,10 @@ int main(int argc, char **argv)
         if (bench_want(&o, "get")) measure(&o, "get", OP_GET, 8, target, 0);
         if (bench_want(&o, "put")) measure(&o, "put", OP_PUT, 8, target, 0);
         if (bench_want(&o, "acc") && o.rank == 0) bench_skip(&o, "acc", "no_equivalent");
-        if (bench_want(&o, "lock") && o.rank == 0) bench_skip(&o, "lock", "no_equivalent");
+        if (bench_want(&o, "lock")) measure(&o, "lock", OP_LOCK, 0, target, 0);
         if (bench_want(&o, "fadd")) measure(&o, "fadd", OP_FADD, 4, target, 0);
-        if (bench_want(&o, "puts") && o.rank == 0) bench_skip(&o, "puts", "not_implemented");
-        if (bench_want(&o, "get1m")) measure(&o, "get1m", OP_GET, (size_t)1 << 20, target, 1);
+        if (bench_want(&o, "puts")) measure(&o, "puts", OP_PUTS, ROWS * ROW_BYTES, target, 1);
+        if (bench_want(&o, "get1m")) measure(&o, "get1m", OP_GET, BIG, target, 1);
     } else if (strcmp(suite, "contig") == 0) {
         static const char *const names[2] = { "put", "get" };
         static const int ops[2] = { OP_PUT, OP_GET };
@@ -156,6 +178,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     shmem_barrier_all();
+    shmem_free(lock);
     shmem_free(counter);
     shmem_free(sym);
     free(local);
