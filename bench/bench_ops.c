@@ -10,6 +10,7 @@
  *   get1m_nb  a stream of 1 MiB ARMCI_NbGet, NB_WINDOW outstanding, each
  *             issued as the oldest completes (bandwidth, the way
  *             ucx_perftest's bandwidth tests keep transfers in flight)
+ *   put1m     1 MiB ARMCI_Put + ARMCI_Fence (latency and bandwidth)
  * Other ranks wait in a barrier. */
 #include "bench_armci.h"
 
@@ -18,10 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OP_GET, OP_PUT, OP_ACC, OP_LOCK, OP_FADD, OP_PUTS, OP_GET1M, OP_GET1M_NB, OP_COUNT };
+enum { OP_GET, OP_PUT, OP_ACC, OP_LOCK, OP_FADD, OP_PUTS, OP_GET1M, OP_GET1M_NB, OP_PUT1M,
+       OP_COUNT };
 
 static const char *const op_names[OP_COUNT] = {
-    "get", "put", "acc", "lock", "fadd", "puts", "get1m", "get1m_nb"
+    "get", "put", "acc", "lock", "fadd", "puts", "get1m", "get1m_nb", "put1m"
 };
 
 #define ROWS 64
@@ -101,6 +103,10 @@ static inline void do_op(int op, struct ctx *c)
     case OP_GET1M_NB:
         nb_get1m(c);
         break;
+    case OP_PUT1M:
+        ARMCI_Put(c->local, rbuf, (int)BIG, c->target);
+        ARMCI_Fence(c->target);
+        break;
     default:
         break;
     }
@@ -134,7 +140,7 @@ int main(int argc, char **argv)
     for (int op = 0; op < OP_COUNT; op++) {
         if (!bench_want(&o, op_names[op]))
             continue;
-        size_t size = op == OP_GET1M || op == OP_GET1M_NB ? BIG
+        size_t size = op == OP_GET1M || op == OP_GET1M_NB || op == OP_PUT1M ? BIG
                     : op == OP_PUTS ? (size_t)ROWS * ROW_BYTES
                     : op == OP_LOCK ? 0
                     : op == OP_FADD ? sizeof(int) : 8;
@@ -167,7 +173,7 @@ int main(int argc, char **argv)
             for (int r = 0; r < o.reps; r++)
                 bw[r] = samples[r] > 0 ? (double)size / samples[r] : 0.0;
             bench_report(&o, op_names[op], size, "us", samples, o.reps, iters, NULL);
-            if (op == OP_GET1M || op == OP_GET1M_NB || op == OP_PUTS)
+            if (op == OP_GET1M || op == OP_GET1M_NB || op == OP_PUT1M || op == OP_PUTS)
                 bench_report(&o, op_names[op], size, "MB/s", bw, o.reps, iters, NULL);
         }
     }
