@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Smoke test of the benchmark harness and programs: one short launch of the
+ops and fadd suites of Armada and its peers, on one node and on two virtual
+nodes over TCP. It checks that every figure the report should hold is there
+and positive, that the fetch-and-add counts are exact, and that nothing was
+skipped except the operations a peer has no equivalent for. No timing is
+judged here: speed is the report's business, not a test's.
+
+Usage: bench_smoke.py BUILD_DIR"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HARNESS = os.path.join(ROOT, "tools", "bench", "armada_bench.py")
+OPS = ["get", "put", "acc", "lock", "fadd", "puts", "get1m", "get1m_nb", "put1m"]
+CONFIGS = ["node", "vnode-tcp"]
+
+
+def fail(msg):
+    print("bench_smoke: FAIL: " + msg)
+    sys.exit(1)
+
+
+def main():
+    build = sys.argv[1]
+    have_armcimpi = os.path.exists(os.path.join(build, "bench", "armcimpi-bench-ops"))
+    impls = ["armada", "mpi-rma", "openshmem", "tcp"] + (["armcimpi"] if have_armcimpi else [])
+    with tempfile.TemporaryDirectory(prefix="armada-bench-smoke-") as out:
+        cmd = [sys.executable, HARNESS, "--build", build, "--quick", "--runs", "1",
+               "--configs", ",".join(CONFIGS), "--suites", "ops,fadd",
+               "--impls", ",".join(impls), "--out", out]
+        print(" ".join(cmd), flush=True)
+        rc = subprocess.call(cmd)
+        if rc != 0:
+            fail("the harness exited %d (a fetch-and-add count was wrong?)" % rc)
+        with open(os.path.join(out, "results.json")) as fh:
+            res = json.load(fh)
+        with open(os.path.join(out, "report.md")) as fh:
+            report = fh.read()
+    figs = {(f["config"], f["impl"], f["suite"], f["op"], f["unit"]): f["value"]
+            for f in res["figures"]}
+    for key, value in figs.items():
+        if not value > 0:
+            fail("figure %s is %r" % (key, value))
+    for config in CONFIGS:
+        for op in OPS:
+            if (config, "armada", "ops", op, "us") not in figs:
+                fail("no Armada %s figure in %s" % (op, config))
+        for impl in impls:
+            if impl == "tcp" and config != "vnode-tcp":   # the TCP floor runs there only
+                continue
+            if (config, impl, "fadd", "fadd_all", "Mops/s") not in figs:
+                fail("no %s fetch-and-add aggregate in %s" % (impl, config))
+        for impl in ("mpi-rma", "openshmem") + (("armcimpi",) if have_armcimpi else ()):
+            if (config, impl, "ops", "puts", "us") not in figs:
+                fail("no %s strided put in %s" % (impl, config))
+    bad = [s for s in res["skipped"] if s.get("reason") != "no_equivalent"]
+    if bad:
+        fail("failed or skipped: %s" % bad)
+    expected_skips = {("mpi-rma", "lock"), ("openshmem", "acc")}
+    got_skips = {(s["impl"], s["op"]) for s in res["skipped"]}
+    if got_skips - expected_skips:
+        fail("unexpected no_equivalent skips: %s" % sorted(got_skips - expected_skips))
+    checks = res["checks"]
+    if not checks or not all(c["ok"] for c in checks):
+        fail("fetch-and-add checks: %s" % checks)
+    if "**missing**" in report:
+        fail("the report lists a missing Armada figure")
+    print("bench_smoke: %d figures, %d checks exact, skips only %s" % (
+        len(figs), len(checks), sorted(got_skips)))
+
+
+if __name__ == "__main__":
+    main()
