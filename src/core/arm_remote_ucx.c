@@ -644,6 +644,7 @@ arm_status_t arm_remote_init(arm_core_t *c)
                 R.use_amo ? "amo" : R.clean_amo ? "amo when no writes are pending, else server"
                 : "server", R.tls, R.rma_native ? "native" : "emulated",
                 R.amo_native ? "native" : "emulated");
+    static const char *const progress_names[3] = { "poll", "block", "hybrid" };
     char every[40] = "";
     if (R.tcp && R.spins > CLIENT_POLL_YIELD)
         snprintf(every, sizeof every, " (yielding every %d)", CLIENT_POLL_YIELD);
@@ -651,12 +652,8 @@ arm_status_t arm_remote_init(arm_core_t *c)
         arm_log(ARM_LOG_WARN, "remote", "waiting: %d processes on %d cores of this host%s; "
                 "a waiting client polls %d times%s, yields up to %ld us, then sleeps; servers "
                 "(progress %s) yield after %d empty polls", c->host_size, c->host_cores,
-                busy_host ? " (oversubscribed)" : "", R.spins,
-                every,
-                (long)arm_config.yield_us,
-                arm_config.progress == ARM_SRV_PROGRESS_POLL    ? "poll"
-                : arm_config.progress == ARM_SRV_PROGRESS_BLOCK ? "block"
-                                                                 : "hybrid",
+                busy_host ? " (oversubscribed)" : "", R.spins, every,
+                (long)arm_config.yield_us, progress_names[arm_config.progress % 3],
                 server_yield_after);
     return ARM_OK;
 }
