@@ -25,6 +25,15 @@
 
 #define BENCH_MAX_REPS 64
 
+/* The ops suite's transfers, shared by the ARMCI suite and the reference
+ * programs so that every implementation moves the same bytes: the 1 MiB get
+ * and put, and the 2-D strided put of BENCH_ROWS rows of BENCH_ROW_BYTES
+ * into rows BENCH_DST_STRIDE apart, after the first MiB of the target. */
+#define BENCH_BIG ((size_t)1 << 20)
+#define BENCH_ROWS 64
+#define BENCH_ROW_BYTES 512
+#define BENCH_DST_STRIDE 1024
+
 typedef struct bench_opts {
     int rank;
     int nproc;

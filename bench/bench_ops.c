@@ -26,16 +26,12 @@ static const char *const op_names[OP_COUNT] = {
     "get", "put", "acc", "lock", "fadd", "puts", "get1m", "get1m_nb", "put1m"
 };
 
-#define ROWS 64
-#define ROW_BYTES 512
-#define DST_STRIDE 1024
-#define BIG ((size_t)1 << 20)
 #define NB_WINDOW 8
 
 struct ctx {
-    void **data;    /* BIG + ROWS * DST_STRIDE bytes on every process */
+    void **data;    /* BENCH_BIG + BENCH_ROWS * BENCH_DST_STRIDE bytes on each */
     void **counter; /* one int per process                           */
-    char *local;    /* NB_WINDOW * BIG bytes of local memory          */
+    char *local;    /* NB_WINDOW * BENCH_BIG bytes of local memory    */
     int target;
     armci_hdl_t h[NB_WINDOW];
     long issued;    /* get1m_nb: gets issued since the last drain     */
@@ -49,8 +45,8 @@ static void nb_get1m(struct ctx *c)
     if (c->issued >= NB_WINDOW)
         ARMCI_Wait(&c->h[slot]);
     ARMCI_INIT_HANDLE(&c->h[slot]);
-    ARMCI_NbGet(c->data[c->target], c->local + (size_t)slot * BIG, (int)BIG, c->target,
-                &c->h[slot]);
+    ARMCI_NbGet(c->data[c->target], c->local + (size_t)slot * BENCH_BIG, (int)BENCH_BIG,
+                c->target, &c->h[slot]);
     c->issued++;
 }
 
@@ -90,21 +86,21 @@ static inline void do_op(int op, struct ctx *c)
         break;
     }
     case OP_PUTS: {
-        int src_stride[1] = { ROW_BYTES };
-        int dst_stride[1] = { DST_STRIDE };
-        int count[2] = { ROW_BYTES, ROWS };
-        ARMCI_PutS(c->local, src_stride, rbuf + BIG, dst_stride, count, 1, c->target);
+        int src_stride[1] = { BENCH_ROW_BYTES };
+        int dst_stride[1] = { BENCH_DST_STRIDE };
+        int count[2] = { BENCH_ROW_BYTES, BENCH_ROWS };
+        ARMCI_PutS(c->local, src_stride, rbuf + BENCH_BIG, dst_stride, count, 1, c->target);
         ARMCI_Fence(c->target);
         break;
     }
     case OP_GET1M:
-        ARMCI_Get(rbuf, c->local, (int)BIG, c->target);
+        ARMCI_Get(rbuf, c->local, (int)BENCH_BIG, c->target);
         break;
     case OP_GET1M_NB:
         nb_get1m(c);
         break;
     case OP_PUT1M:
-        ARMCI_Put(c->local, rbuf, (int)BIG, c->target);
+        ARMCI_Put(c->local, rbuf, (int)BENCH_BIG, c->target);
         ARMCI_Fence(c->target);
         break;
     default:
@@ -124,13 +120,13 @@ int main(int argc, char **argv)
     c.target = o.target >= 0 ? o.target : o.nproc - 1;
     if (c.target == 0)
         c.target = 1;
-    c.data = bench_armci_alloc(BIG + (size_t)ROWS * DST_STRIDE);
+    c.data = bench_armci_alloc(BENCH_BIG + (size_t)BENCH_ROWS * BENCH_DST_STRIDE);
     c.counter = bench_armci_alloc(sizeof(int));
-    c.local = ARMCI_Malloc_local(NB_WINDOW * BIG);
+    c.local = ARMCI_Malloc_local(NB_WINDOW * BENCH_BIG);
     c.issued = 0;
     if (c.local == NULL)
         ARMCI_Error("bench ops: ARMCI_Malloc_local failed", 1);
-    bench_fill(c.local, BIG, 1);
+    bench_fill(c.local, BENCH_BIG, 1);
     ARMCI_Create_mutexes(1);
     bench_info(&o, "origin=0 target=%d", c.target);
 
@@ -140,8 +136,8 @@ int main(int argc, char **argv)
     for (int op = 0; op < OP_COUNT; op++) {
         if (!bench_want(&o, op_names[op]))
             continue;
-        size_t size = op == OP_GET1M || op == OP_GET1M_NB || op == OP_PUT1M ? BIG
-                    : op == OP_PUTS ? (size_t)ROWS * ROW_BYTES
+        size_t size = op == OP_GET1M || op == OP_GET1M_NB || op == OP_PUT1M ? BENCH_BIG
+                    : op == OP_PUTS ? (size_t)BENCH_ROWS * BENCH_ROW_BYTES
                     : op == OP_LOCK ? 0
                     : op == OP_FADD ? sizeof(int) : 8;
         const int cap = bench_iters_for(&o, size);

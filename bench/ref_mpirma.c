@@ -16,14 +16,10 @@
 
 enum { OP_GET, OP_PUT, OP_ACC, OP_FADD, OP_PUTS };
 
-#define BIG ((size_t)1 << 20)
-#define ROWS 64          /* puts: the ARMCI suite's 2-D strided put */
-#define ROW_BYTES 512
-#define DST_STRIDE 1024
 
 static MPI_Win win;
 static char *local;
-static MPI_Datatype rows;   /* ROWS x ROW_BYTES, DST_STRIDE apart */
+static MPI_Datatype rows;   /* BENCH_ROWS x BENCH_ROW_BYTES, BENCH_DST_STRIDE apart */
 
 static inline void do_op(int op, size_t bytes, int target)
 {
@@ -43,7 +39,7 @@ static inline void do_op(int op, size_t bytes, int target)
         MPI_Fetch_and_op(&one, &old, MPI_INT, target, 0, MPI_SUM, win);
         break;
     case OP_PUTS:   /* after the first MiB, as in the ARMCI suite */
-        MPI_Put(local, (int)bytes, MPI_BYTE, target, (MPI_Aint)BIG, 1, rows, win);
+        MPI_Put(local, (int)bytes, MPI_BYTE, target, (MPI_Aint)BENCH_BIG, 1, rows, win);
         break;
     default:
         break;
@@ -129,8 +125,9 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     bench_opts_t o;
     const char *suite = bench_parse_ref(&o, BENCH_IMPL, argc, argv);
-    size_t max = o.max_size > BIG + ROWS * DST_STRIDE ? o.max_size : BIG + ROWS * DST_STRIDE;
-    MPI_Type_vector(ROWS, ROW_BYTES, DST_STRIDE, MPI_BYTE, &rows);
+    const size_t need = BENCH_BIG + BENCH_ROWS * BENCH_DST_STRIDE;
+    size_t max = o.max_size > need ? o.max_size : need;
+    MPI_Type_vector(BENCH_ROWS, BENCH_ROW_BYTES, BENCH_DST_STRIDE, MPI_BYTE, &rows);
     MPI_Type_commit(&rows);
     char *base = NULL;
     MPI_Win_allocate((MPI_Aint)max, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
@@ -150,8 +147,9 @@ int main(int argc, char **argv)
         if (bench_want(&o, "acc")) measure(&o, "acc", OP_ACC, 8, target, 0);
         if (bench_want(&o, "lock") && o.rank == 0) bench_skip(&o, "lock", "no_equivalent");
         if (bench_want(&o, "fadd")) measure(&o, "fadd", OP_FADD, 4, target, 0);
-        if (bench_want(&o, "puts")) measure(&o, "puts", OP_PUTS, ROWS * ROW_BYTES, target, 1);
-        if (bench_want(&o, "get1m")) measure(&o, "get1m", OP_GET, BIG, target, 1);
+        if (bench_want(&o, "puts"))
+            measure(&o, "puts", OP_PUTS, BENCH_ROWS * BENCH_ROW_BYTES, target, 1);
+        if (bench_want(&o, "get1m")) measure(&o, "get1m", OP_GET, BENCH_BIG, target, 1);
     } else if (strcmp(suite, "contig") == 0) {
         static const char *const names[3] = { "put", "get", "acc" };
         static const int ops[3] = { OP_PUT, OP_GET, OP_ACC };

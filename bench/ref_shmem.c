@@ -21,10 +21,6 @@
 
 enum { OP_GET, OP_PUT, OP_FADD, OP_PUTS, OP_LOCK };
 
-#define BIG ((size_t)1 << 20)
-#define ROWS 64          /* puts: the ARMCI suite's 2-D strided put */
-#define ROW_BYTES 512
-#define DST_STRIDE 1024
 
 static char *sym;
 static int *counter;
@@ -45,9 +41,9 @@ static inline void do_op(int op, size_t bytes, int target)
         (void)shmem_int_atomic_fetch_add(counter, 1, target);
         break;
     case OP_PUTS:   /* after the first MiB, as in the ARMCI suite */
-        for (int i = 0; i < ROWS; i++)
-            shmem_putmem_nbi(sym + BIG + (size_t)i * DST_STRIDE, local + (size_t)i * ROW_BYTES,
-                             ROW_BYTES, target);
+        for (int i = 0; i < BENCH_ROWS; i++)
+            shmem_putmem_nbi(sym + BENCH_BIG + (size_t)i * BENCH_DST_STRIDE,
+                             local + (size_t)i * BENCH_ROW_BYTES, BENCH_ROW_BYTES, target);
         shmem_quiet();
         break;
     case OP_LOCK:
@@ -134,7 +130,8 @@ int main(int argc, char **argv)
     shmem_init();
     bench_opts_t o;
     const char *suite = bench_parse_ref(&o, BENCH_IMPL, argc, argv);
-    size_t max = o.max_size > BIG + ROWS * DST_STRIDE ? o.max_size : BIG + ROWS * DST_STRIDE;
+    const size_t need = BENCH_BIG + BENCH_ROWS * BENCH_DST_STRIDE;
+    size_t max = o.max_size > need ? o.max_size : need;
     sym = shmem_malloc(max);
     counter = shmem_malloc(sizeof(int));
     lock = shmem_malloc(sizeof(long));
@@ -157,8 +154,9 @@ int main(int argc, char **argv)
         if (bench_want(&o, "acc") && o.rank == 0) bench_skip(&o, "acc", "no_equivalent");
         if (bench_want(&o, "lock")) measure(&o, "lock", OP_LOCK, 0, target, 0);
         if (bench_want(&o, "fadd")) measure(&o, "fadd", OP_FADD, 4, target, 0);
-        if (bench_want(&o, "puts")) measure(&o, "puts", OP_PUTS, ROWS * ROW_BYTES, target, 1);
-        if (bench_want(&o, "get1m")) measure(&o, "get1m", OP_GET, BIG, target, 1);
+        if (bench_want(&o, "puts"))
+            measure(&o, "puts", OP_PUTS, BENCH_ROWS * BENCH_ROW_BYTES, target, 1);
+        if (bench_want(&o, "get1m")) measure(&o, "get1m", OP_GET, BENCH_BIG, target, 1);
     } else if (strcmp(suite, "contig") == 0) {
         static const char *const names[2] = { "put", "get" };
         static const int ops[2] = { OP_PUT, OP_GET };

@@ -29,8 +29,6 @@
 
 enum { REQ_GET = 1, REQ_FADD = 2, REQ_STOP = 3, REQ_GET1M = 4 };
 
-#define BIG ((size_t)1 << 20)
-
 typedef struct msg {
     int64_t op;
     int64_t value;
@@ -103,10 +101,10 @@ static int64_t serve(int lfd, int nclients)
     }
     int64_t counter = 0;
     int live = nclients, idle = 0;
-    char *big = malloc(BIG);
+    char *big = malloc(BENCH_BIG);
     if (!big)
         die("malloc");
-    memset(big, 0x5e, BIG);
+    memset(big, 0x5e, BENCH_BIG);
     while (live > 0) {
         struct epoll_event ev[16];
         int n = epoll_wait(ep, ev, 16, spin && idle < 4000 ? 0 : -1);
@@ -131,7 +129,7 @@ static int64_t serve(int lfd, int nclients)
             }
             send_all(fd, &r, sizeof r);
             if (m.op == REQ_GET1M)
-                send_all(fd, big, BIG);
+                send_all(fd, big, BENCH_BIG);
         }
     }
     free(big);
@@ -145,7 +143,7 @@ static inline int64_t call(int fd, int64_t op, int64_t value)
 {
     msg_t m = { op, value }, r;
     send_all(fd, &m, sizeof m);
-    if (!recv_all(fd, &r, sizeof r) || (op == REQ_GET1M && !recv_all(fd, big_dst, BIG))) {
+    if (!recv_all(fd, &r, sizeof r) || (op == REQ_GET1M && !recv_all(fd, big_dst, BENCH_BIG))) {
         errno = ECONNRESET;
         die("server closed");
     }
@@ -156,7 +154,7 @@ static inline int64_t call(int fd, int64_t op, int64_t value)
 static void ops_one(const bench_opts_t *o, int fd, int op)
 {
     double lat[BENCH_MAX_REPS], bw[BENCH_MAX_REPS];
-    int iters = bench_iters_for(o, op == REQ_GET1M ? BIG : 8);
+    int iters = bench_iters_for(o, op == REQ_GET1M ? BENCH_BIG : 8);
     int warm = o->warmup < iters ? o->warmup : iters;
     double tw = bench_now();
     for (int i = 0; i < warm; i++)
@@ -167,11 +165,11 @@ static void ops_one(const bench_opts_t *o, int fd, int op)
         for (int i = 0; i < iters; i++)
             call(fd, op, 0);
         lat[r] = (bench_now() - t0) * 1e6 / iters;
-        bw[r] = (double)BIG / lat[r];
+        bw[r] = (double)BENCH_BIG / lat[r];
     }
     if (op == REQ_GET1M) {
-        bench_report(o, "get1m", BIG, "MB/s", bw, o->reps, iters, NULL);
-        bench_report(o, "get1m", BIG, "us", lat, o->reps, iters, NULL);
+        bench_report(o, "get1m", BENCH_BIG, "MB/s", bw, o->reps, iters, NULL);
+        bench_report(o, "get1m", BENCH_BIG, "us", lat, o->reps, iters, NULL);
     } else {
         bench_report(o, "get", 8, "us", lat, o->reps, iters, NULL);
     }
@@ -179,13 +177,13 @@ static void ops_one(const bench_opts_t *o, int fd, int op)
 
 static void ops_client(const bench_opts_t *o, int fd)
 {
-    big_dst = malloc(BIG);
+    big_dst = malloc(BENCH_BIG);
     if (!big_dst)
         die("malloc");
-    memset(big_dst, 0, BIG);
+    memset(big_dst, 0, BENCH_BIG);
     ops_one(o, fd, REQ_GET);
     ops_one(o, fd, REQ_GET1M);
-    if (big_dst[0] != 0x5e || big_dst[BIG - 1] != 0x5e) {
+    if (big_dst[0] != 0x5e || big_dst[BENCH_BIG - 1] != 0x5e) {
         fprintf(stderr, "ref-tcp: get1m delivered wrong bytes\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
