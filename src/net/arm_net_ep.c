@@ -236,8 +236,8 @@ static int tl_is_soft(const char *tl, size_t n)
 /* UCX 1.13 has no UCP_EP_ATTR_FIELD_TRANSPORTS: read the lane table that
  * ucp_ep_print_info writes. A lane line looks like
  *   "#  lane[1]:  2:cma/memory.0 md[2] -> md[2]/cma/sysdev[255] rma_bw#0"
- * (transport before the '/', its uses after "->"). put/get use "rma#" lanes
- * ("rma_bw#" lanes serve rendezvous only), atomics "amo#" lanes. */
+ * (transport before the '/', its uses after "->"). Small put/get use "rma#"
+ * lanes, large ones and rendezvous "rma_bw#" lanes, atomics "amo#" lanes. */
 static void parse_lanes(const char *text, unsigned *caps, char *tls, size_t tls_len)
 {
     const char *line = text;
@@ -269,6 +269,8 @@ static void parse_lanes(const char *text, unsigned *caps, char *tls, size_t tls_
                         *caps |= ARM_NET_CAP_RMA_NATIVE;
                     if (strstr(uses, " amo#"))
                         *caps |= ARM_NET_CAP_AMO_NATIVE;
+                    if (strstr(uses, " rma_bw#"))
+                        *caps |= ARM_NET_CAP_GET_ZCOPY;
                 }
             }
         }
@@ -312,7 +314,7 @@ void arm_net_ep_print(arm_net_ep_t *ep, FILE *f)
 
 arm_status_t arm_net_caps(arm_net_t *net, unsigned *caps, char *tls, size_t tls_len)
 {
-    unsigned all = ARM_NET_CAP_RMA_NATIVE | ARM_NET_CAP_AMO_NATIVE;
+    unsigned all = ARM_NET_CAP_RMA_NATIVE | ARM_NET_CAP_AMO_NATIVE | ARM_NET_CAP_GET_ZCOPY;
     char one[256];
 
     if (tls && tls_len)

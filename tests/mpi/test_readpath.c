@@ -7,6 +7,9 @@
  *   tmpi_readpath strict   also the path each read took, from the armada.h
  *                          counters; for a run where UCX emulates RMA and the
  *                          path settings are auto (UCX_TLS=tcp,self)
+ *   tmpi_readpath zcopy    the same where UCX also has a zero-copy get
+ *                          between the nodes (cma between virtual nodes):
+ *                          large gets take it too (decision 017)
  *
  * Each rank works on its own words at the next rank, so that the checks do
  * not depend on other ranks' timing. */
@@ -18,7 +21,7 @@
 #define WORDS 64
 #define BIG (64 * 1024)
 
-static int strict, me, nproc, remote;
+static int strict, zcopy, me, nproc, remote;
 
 static long count(int op, int path)
 {
@@ -44,7 +47,8 @@ int main(int argc, char **argv)
     ARMCI_Init();
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &nproc);
-    strict = argc > 1 && strcmp(argv[1], "strict") == 0;
+    zcopy = argc > 1 && strcmp(argv[1], "zcopy") == 0;
+    strict = zcopy || (argc > 1 && strcmp(argv[1], "strict") == 0);
     int peer = (me + 1) % nproc;
     remote = armada_node_of(peer) != armada_node_of(me);
 
@@ -80,8 +84,9 @@ int main(int argc, char **argv)
     CHECK_EQ(got, val, "get after fence");
     expect_path(ARMADA_OP_GET, ARMADA_PATH_RMA, "get after fence");
 
-    TST_SAY("readpath: a large get uses the server even when clean");
+    TST_SAY("readpath: a large clean get: the server, or a zero-copy UCX get where there is one");
     char *pattern = malloc(BIG), *back = malloc(BIG);
+    CHECK(pattern && back, "malloc");
     for (long i = 0; i < BIG; i++)
         pattern[i] = (char)tst_byte(me, i);
     ARMCI_Put(pattern, block, BIG, peer);
@@ -89,7 +94,29 @@ int main(int argc, char **argv)
     armada_stats_reset();
     ARMCI_Get(block, back, BIG, peer);
     CHECK(memcmp(pattern, back, BIG) == 0, "large get returns what was put");
-    expect_path(ARMADA_OP_GET, ARMADA_PATH_SERVER, "large clean get");
+    expect_path(ARMADA_OP_GET, zcopy ? ARMADA_PATH_RMA : ARMADA_PATH_SERVER, "large clean get");
+
+    TST_SAY("readpath: a large get right after a put sees the put, whatever its path");
+    for (long i = 0; i < BIG; i++)
+        pattern[i] = (char)tst_byte(me + 7, i);
+    ARMCI_Put(pattern, block, BIG, peer);
+    armada_stats_reset();
+    memset(back, 0, BIG);
+    ARMCI_Get(block, back, BIG, peer);
+    CHECK(memcmp(pattern, back, BIG) == 0, "large get right after a put returns the put");
+    expect_path(ARMADA_OP_GET, zcopy ? ARMADA_PATH_RMA : ARMADA_PATH_SERVER,
+                "large get after put");
+
+    TST_SAY("readpath: a mid-size get right after a put goes behind it, via the server");
+    ARMCI_Put(pattern, block, 8192, peer);
+    armada_stats_reset();
+    ARMCI_Get(block, back, 8192, peer);
+    CHECK(memcmp(pattern, back, 8192) == 0, "mid-size get after put returns the put");
+    expect_path(ARMADA_OP_GET, ARMADA_PATH_SERVER, "mid-size get after put");
+    ARMCI_Fence(peer);
+    ARMCI_Get(block, back, 8192, peer);
+    expect_path(ARMADA_OP_GET, zcopy ? ARMADA_PATH_RMA : ARMADA_PATH_SERVER,
+                "mid-size clean get");
 
     TST_SAY("readpath: fetch-and-add, clean and right after a put");
     int old = -1;
