@@ -31,7 +31,7 @@
 #define OP_POOL 32
 #define NB_MAX 64            /* non-blocking gets outstanding (> OP_POOL: one is always free) */
 #define CLEAN_GET_MAX 4096   /* UCX's emulated get is the faster one up to here (decision 009) */
-#define ZGET_MIN (64 * 1024)  /* with writes pending, gets from here still take a zero-copy UCX get (017) */
+#define ZCOPY_MIN (64 * 1024) /* with writes pending, from here still a zero-copy UCX put/get (017) */
 #define REPLY_EAGER_MAX (256 * 1024)   /* eager get replies over TCP (decision 012) */
 #define CLIENT_POLL_YIELD 16           /* over TCP, a yield every so many polls (016) */
 #define SERVER_YIELD_AFTER 16          /* empty polls before a server yields
@@ -81,7 +81,7 @@ static struct {
     int rma_native, amo_native;
     int use_rma, use_amo;
     size_t clean_get_max;       /* gets up to this size use UCX's get when clean */
-    unsigned char *zget;        /* node -> UCX's get is zero-copy (017)     */
+    unsigned char *zcopy;       /* node -> UCX's put/get are zero-copy (017) */
     int tcp;                    /* TCP carries the traffic, RMA is emulated  */
     size_t reply_eager_max;     /* servers' get replies up to this go eagerly */
     int clean_amo;              /* atomics use UCX's when clean              */
@@ -560,8 +560,8 @@ arm_status_t arm_remote_init(arm_core_t *c)
     R.srv_dirty = calloc((size_t)c->nnodes, 1);
     R.rma_dirty = calloc((size_t)c->nnodes, 1);
     R.dirty_list = calloc((size_t)c->nnodes, sizeof *R.dirty_list);
-    R.zget = calloc((size_t)c->nnodes, 1);
-    if (!R.credits || !R.srv_dirty || !R.rma_dirty || !R.dirty_list || !R.zget)
+    R.zcopy = calloc((size_t)c->nnodes, 1);
+    if (!R.credits || !R.srv_dirty || !R.rma_dirty || !R.dirty_list || !R.zcopy)
         return ARM_ERR_NO_MEMORY;
     int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
     for (int n = 0; n < c->nnodes; n++)
@@ -636,20 +636,21 @@ arm_status_t arm_remote_init(arm_core_t *c)
     R.clean_get_max = !R.use_rma && !R.rma_native && arm_config.rma_path == 0 ? CLEAN_GET_MAX : 0;
     R.clean_amo = !R.use_amo && !R.amo_native && arm_config.amo_path == 0;
     /* Where UCX reaches a node with a zero-copy transport (cma between the
-     * processes of one host) but emulates small RMA, its get of more than a
-     * few KiB is a single copy out of the target's memory: 1.2x faster than
-     * a server reply at 8 KiB, 2x from 256 KiB on (decision 017). Clean gets
-     * of any size take it; with writes outstanding, gets from 64 KiB on,
-     * after completing those writes, and smaller ones go behind them to the
-     * server. */
-    int nzget = 0;
+     * processes of one host) but emulates small RMA, its put and get of
+     * more than a few KiB are a single copy to or from the target's memory:
+     * 1.2-2x faster than a request to the server (decision 017). Gets of
+     * any size and puts too large to be aggregated take them when no
+     * server-path writes to the node are outstanding; with writes
+     * outstanding, those of 64 KiB or more, after completing the writes,
+     * and smaller ones go behind them to the server. */
+    int nzcopy = 0;
     for (int n = 0; n < c->nnodes && !R.use_rma && arm_config.rma_path == 0; n++) {
         arm_net_ep_t *ep = arm_net_server_ep(R.net, n);
         unsigned nc = 0;
         if (n != c->my_node && ep && arm_net_ep_caps(ep, &nc, NULL, 0) == ARM_OK &&
-            (nc & ARM_NET_CAP_GET_ZCOPY)) {
-            R.zget[n] = 1;
-            nzget++;
+            (nc & ARM_NET_CAP_RMA_ZCOPY)) {
+            R.zcopy[n] = 1;
+            nzcopy++;
         }
     }
     arm_net_stats_t ns;
@@ -660,8 +661,8 @@ arm_status_t arm_remote_init(arm_core_t *c)
         arm_log(ARM_LOG_WARN, "remote", "inter-node paths: contiguous=%s%s%s%s atomics=%s "
                 "(transports %s; rma %s, amo %s)", R.use_rma ? "rma" : "server",
                 R.clean_get_max ? " (small gets: UCX get when no writes are pending)" : "",
-                nzget ? " (larger gets: UCX zero-copy get when no writes are pending, "
-                        "and from 64 KiB)" : "",
+                nzcopy ? " (larger puts and gets: UCX zero-copy put/get when no writes "
+                         "are pending, and from 64 KiB)" : "",
                 R.reply_eager_max ? " (get replies eager up to 256 KiB)" : "",
                 R.use_amo ? "amo" : R.clean_amo ? "amo when no writes are pending, else server"
                 : "server", R.tls, R.rma_native ? "native" : "emulated",
@@ -716,7 +717,7 @@ void arm_remote_finalize(arm_core_t *c)
     }
     free(R.credits);
     free(R.srv_dirty);
-    free(R.zget);
+    free(R.zcopy);
     free(R.rma_dirty);
     free(R.dirty_list);
     memset(&R, 0, sizeof R);
@@ -926,8 +927,10 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
 {
     int node = arm_core.node_of[proc];
     uint64_t raddr = s->raddr + (dst - s->base);
-    order_paths(node, R.use_rma);
-    if (R.use_rma) {
+    int via_rma = R.use_rma ||
+                  (R.zcopy[node] && (n >= ZCOPY_MIN || (n > BATCH_MAX_OP && !R.srv_dirty[node])));
+    order_paths(node, via_rma);
+    if (via_rma) {
         arm_net_comp_t c;
         arm_net_comp_init(&c, NULL, NULL);
         rma_complete(call, arm_net_put(rkey_for(call, s, node), src, n, raddr, &c), &c,
@@ -968,8 +971,8 @@ void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void 
     batch_send(call, 0);
     int node = arm_core.node_of[proc];
     uint64_t raddr = s->raddr + (src - s->base);
-    int via_rma = R.use_rma || (!R.srv_dirty[node] && (n <= R.clean_get_max || R.zget[node])) ||
-                  (R.zget[node] && n >= ZGET_MIN);
+    int via_rma = R.use_rma || (!R.srv_dirty[node] && (n <= R.clean_get_max || R.zcopy[node])) ||
+                  (R.zcopy[node] && n >= ZCOPY_MIN);
     order_paths(node, via_rma);
     if (via_rma && R.nb_cur) {
         /* Non-blocking: the request's own completion tracks the get. */
@@ -1291,7 +1294,8 @@ void arm_remote_print_info(FILE *out)
             "fetch-and-add/swap -> %s, accumulate/strided/vector/mutex/fence -> server\n",
             rma[arm_config.rma_path < 3 ? arm_config.rma_path : 0],
             amo[arm_config.amo_path < 3 ? arm_config.amo_path : 0]);
-    fprintf(out, "  (auto: direct RMA only where the transport does RMA natively; "
-            "a running job logs its choice with ARMADA_STATS=1)\n");
+    fprintf(out, "  (auto: direct RMA where the transport does RMA natively; where it emulates "
+            "it, UCX's own get for small clean reads and its zero-copy put/get, if any, "
+            "for larger transfers; a running job logs its choice with ARMADA_STATS=1)\n");
 }
 #endif /* ARMADA_HAVE_UCX */

@@ -180,7 +180,7 @@ arm_status_t arm_net_worker_flush(arm_net_worker_t *w, arm_net_comp_t *comp);
 enum {
     ARM_NET_CAP_RMA_NATIVE = 1u << 0,  /* put/get by a transport, no target CPU */
     ARM_NET_CAP_AMO_NATIVE = 1u << 1,  /* atomics by a transport               */
-    ARM_NET_CAP_GET_ZCOPY  = 1u << 2   /* large gets by a zero-copy transport  */
+    ARM_NET_CAP_RMA_ZCOPY  = 1u << 2   /* large put/get by a zero-copy transport */
 };
 
 /* Capabilities of an endpoint (cached after the first call) and the names
@@ -190,8 +190,8 @@ enum {
  * CPU (not tcp, sysv, posix, self) counts as native. Emulated operations
  * still work; they need the target server worker to progress. An "rma_bw"
  * lane on such a transport (cma or knem between the processes of a host, or
- * an RDMA one) sets ARM_NET_CAP_GET_ZCOPY: UCX's get copies large blocks
- * straight from the target's memory. */
+ * an RDMA one) sets ARM_NET_CAP_RMA_ZCOPY: UCX's put and get copy large
+ * blocks straight to or from the target's memory. */
 arm_status_t arm_net_ep_caps(arm_net_ep_t *ep, unsigned *caps, char *tls, size_t tls_len);
 
 /* AND of the capabilities of every connected TO_SERVER endpoint (all bits set

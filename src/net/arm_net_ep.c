@@ -270,7 +270,7 @@ static void parse_lanes(const char *text, unsigned *caps, char *tls, size_t tls_
                     if (strstr(uses, " amo#"))
                         *caps |= ARM_NET_CAP_AMO_NATIVE;
                     if (strstr(uses, " rma_bw#"))
-                        *caps |= ARM_NET_CAP_GET_ZCOPY;
+                        *caps |= ARM_NET_CAP_RMA_ZCOPY;
                 }
             }
         }
@@ -314,7 +314,7 @@ void arm_net_ep_print(arm_net_ep_t *ep, FILE *f)
 
 arm_status_t arm_net_caps(arm_net_t *net, unsigned *caps, char *tls, size_t tls_len)
 {
-    unsigned all = ARM_NET_CAP_RMA_NATIVE | ARM_NET_CAP_AMO_NATIVE | ARM_NET_CAP_GET_ZCOPY;
+    unsigned all = ARM_NET_CAP_RMA_NATIVE | ARM_NET_CAP_AMO_NATIVE | ARM_NET_CAP_RMA_ZCOPY;
     char one[256];
 
     if (tls && tls_len)

@@ -9,7 +9,7 @@
  *                          path settings are auto (UCX_TLS=tcp,self)
  *   tmpi_readpath zcopy    the same where UCX also has a zero-copy get
  *                          between the nodes (cma between virtual nodes):
- *                          large gets take it too (decision 017)
+ *                          larger gets and puts take it (decision 017)
  *
  * Each rank works on its own words at the next rank, so that the checks do
  * not depend on other ranks' timing. */
@@ -107,16 +107,37 @@ int main(int argc, char **argv)
     expect_path(ARMADA_OP_GET, zcopy ? ARMADA_PATH_RMA : ARMADA_PATH_SERVER,
                 "large get after put");
 
-    TST_SAY("readpath: a mid-size get right after a put goes behind it, via the server");
-    ARMCI_Put(pattern, block, 8192, peer);
+    TST_SAY("readpath: a mid-size get right after a small put goes behind it, via the server");
+    long mark = 4242 + me;
+    memcpy(pattern, &mark, sizeof mark);
+    ARMCI_Put(&mark, block, sizeof mark, peer);
     armada_stats_reset();
     ARMCI_Get(block, back, 8192, peer);
-    CHECK(memcmp(pattern, back, 8192) == 0, "mid-size get after put returns the put");
-    expect_path(ARMADA_OP_GET, ARMADA_PATH_SERVER, "mid-size get after put");
+    CHECK(memcmp(pattern, back, 8192) == 0, "mid-size get after a small put returns the put");
+    expect_path(ARMADA_OP_GET, ARMADA_PATH_SERVER, "mid-size get after a small put");
     ARMCI_Fence(peer);
     ARMCI_Get(block, back, 8192, peer);
     expect_path(ARMADA_OP_GET, zcopy ? ARMADA_PATH_RMA : ARMADA_PATH_SERVER,
                 "mid-size clean get");
+
+    TST_SAY("readpath: a put too large to aggregate: UCX's zero-copy put when clean (zcopy), "
+            "and an accumulate and a get after it see it");
+    for (long i = 0; i < 8192; i++)
+        pattern[i] = (char)tst_byte(me + 11, i);
+    armada_stats_reset();
+    ARMCI_Put(pattern, block, 8192, peer);
+    expect_path(ARMADA_OP_PUT, zcopy ? ARMADA_PATH_RMA : ARMADA_PATH_SERVER, "clean mid-size put");
+    long first = 0, add = 3, two = 2;
+    memcpy(&first, pattern, sizeof first);
+    ARMCI_Acc(ARMCI_ACC_LNG, &two, &add, block, sizeof add, peer);
+    first += 6;
+    memcpy(pattern, &first, sizeof first);
+    memset(back, 0, 8192);
+    armada_stats_reset();
+    ARMCI_Get(block, back, 8192, peer);
+    CHECK(memcmp(pattern, back, 8192) == 0, "get after a put and an accumulate sees both");
+    expect_path(ARMADA_OP_GET, ARMADA_PATH_SERVER, "mid-size get after an accumulate");
+    ARMCI_Fence(peer);
 
     TST_SAY("readpath: fetch-and-add, clean and right after a put");
     int old = -1;
