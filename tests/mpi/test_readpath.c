@@ -7,7 +7,7 @@
  *   tmpi_readpath strict   also the path each read took, from the armada.h
  *                          counters; for a run where UCX emulates RMA and the
  *                          path settings are auto (UCX_TLS=tcp,self)
- *   tmpi_readpath zcopy    the same where UCX also has a zero-copy get
+ *   tmpi_readpath zcopy    the same where UCX also has a zero-copy put/get
  *                          between the nodes (cma between virtual nodes):
  *                          larger gets and puts take it (decision 017)
  *
