@@ -667,8 +667,7 @@ arm_status_t arm_remote_init(arm_core_t *c)
                 R.use_amo ? "amo" : R.clean_amo ? "amo when no writes are pending, else server"
                 : "server", R.tls, R.rma_native ? "native" : "emulated",
                 R.amo_native ? "native" : "emulated");
-    static const char *const progress_names[3] = { "poll", "block", "hybrid" };
-    char every[40] = "";
+    char every[40] = "", progress[16];
     if (R.tcp && R.spins > CLIENT_POLL_YIELD)
         snprintf(every, sizeof every, " (yielding every %d)", CLIENT_POLL_YIELD);
     if (arm_config.stats && c->me == 0)
@@ -676,7 +675,7 @@ arm_status_t arm_remote_init(arm_core_t *c)
                 "a waiting client polls %d times%s, yields up to %ld us, then sleeps; servers "
                 "(progress %s) yield after %d empty polls", c->host_size, c->host_cores,
                 busy_host ? " (oversubscribed)" : "", R.spins, every,
-                (long)arm_config.yield_us, progress_names[arm_config.progress % 3],
+                (long)arm_config.yield_us, arm_config_value("PROGRESS", progress, sizeof progress),
                 server_yield_after);
     return ARM_OK;
 }
@@ -905,6 +904,22 @@ void arm_remote_fence_all(void)
  * UCX's; crossing from one to the other first completes what the other has
  * outstanding. Where nothing goes by RMA (emulated transports) rma_dirty is
  * never set and this costs two loads. */
+/* The path of a contiguous put or get of n bytes to node: direct RMA (1)
+ * or the node's server (0). Forced or native RMA takes everything; where
+ * RMA is emulated, a small clean get takes UCX's get (decision 009), and
+ * where UCX has a zero-copy transport to the node, clean gets and clean
+ * puts too large to aggregate take it, and with writes outstanding those
+ * of ZCOPY_MIN bytes or more (decision 017). */
+static int contig_via_rma(int node, size_t n, int get)
+{
+    if (R.use_rma)
+        return 1;
+    int clean = !R.srv_dirty[node];
+    if (get && clean && n <= R.clean_get_max)
+        return 1;
+    return R.zcopy[node] && (n >= ZCOPY_MIN || (clean && (get || n > BATCH_MAX_OP)));
+}
+
 static void order_paths(int node, int via_rma)
 {
     if ((via_rma && R.srv_dirty[node]) || (!via_rma && R.rma_dirty[node]))
@@ -927,8 +942,7 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
 {
     int node = arm_core.node_of[proc];
     uint64_t raddr = s->raddr + (dst - s->base);
-    int via_rma = R.use_rma ||
-                  (R.zcopy[node] && (n >= ZCOPY_MIN || (n > BATCH_MAX_OP && !R.srv_dirty[node])));
+    int via_rma = contig_via_rma(node, n, 0);
     order_paths(node, via_rma);
     if (via_rma) {
         arm_net_comp_t c;
@@ -971,8 +985,7 @@ void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void 
     batch_send(call, 0);
     int node = arm_core.node_of[proc];
     uint64_t raddr = s->raddr + (src - s->base);
-    int via_rma = R.use_rma || (!R.srv_dirty[node] && (n <= R.clean_get_max || R.zcopy[node])) ||
-                  (R.zcopy[node] && n >= ZCOPY_MIN);
+    int via_rma = contig_via_rma(node, n, 1);
     order_paths(node, via_rma);
     if (via_rma && R.nb_cur) {
         /* Non-blocking: the request's own completion tracks the get. */
@@ -1283,8 +1296,7 @@ void arm_remote_unlock(const char *call, const arm_slice_t *s, uintptr_t addr, i
 /* ---- armada-info -------------------------------------------------------------------- */
 void arm_remote_print_info(FILE *out)
 {
-    static const char *rma[] = { "auto", "rma", "server" }, *amo[] = { "auto", "amo", "server" };
-    char res[1024];
+    char res[1024], rma[16], amo[16];
     int n = arm_net_list_resources(res, sizeof res);
     fprintf(out, "inter-node path: UCX %s; UCX_TLS=%s\n", arm_net_ucx_version(),
             getenv("UCX_TLS") ? getenv("UCX_TLS") : "(unset: UCX picks)");
@@ -1292,8 +1304,8 @@ void arm_remote_print_info(FILE *out)
             n > 0 ? res : "(none: UCX could not start)");
     fprintf(out, "paths: same node -> shared memory; other node: contiguous put/get -> %s, "
             "fetch-and-add/swap -> %s, accumulate/strided/vector/mutex/fence -> server\n",
-            rma[arm_config.rma_path < 3 ? arm_config.rma_path : 0],
-            amo[arm_config.amo_path < 3 ? arm_config.amo_path : 0]);
+            arm_config_value("RMA_PATH", rma, sizeof rma),
+            arm_config_value("AMO_PATH", amo, sizeof amo));
     fprintf(out, "  (auto: direct RMA where the transport does RMA natively; where it emulates "
             "it, UCX's own get for small clean reads and its zero-copy put/get, if any, "
             "for larger transfers; a running job logs its choice with ARMADA_STATS=1)\n");

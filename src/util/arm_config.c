@@ -181,16 +181,29 @@ arm_status_t arm_config_load(int warn, int *unknown, char *err, size_t errlen)
     return ARM_OK;
 }
 
+static const char *entry_value(const arm_cfg_entry_t *e, char *buf, size_t len)
+{
+    long v = *(const long *)((const char *)&arm_config + e->offset);
+    if (e->type == ARM_CFG_ENUM)
+        return arm_config_enum_name(e->choices, v, buf, len);
+    snprintf(buf, len, "%ld", v);
+    return buf;
+}
+
+const char *arm_config_value(const char *name, char *buf, size_t len)
+{
+    for (size_t i = 0; i < CFG_COUNT; i++)
+        if (strcmp(cfg_entries[i].name, name) == 0)
+            return entry_value(&cfg_entries[i], buf, len);
+    return "?";
+}
+
 void arm_config_print(FILE *out, int with_help)
 {
     for (size_t i = 0; i < CFG_COUNT; i++) {
         const arm_cfg_entry_t *e = &cfg_entries[i];
-        long v = *(const long *)((const char *)&arm_config + e->offset);
-        char val[64], buf[32];
-        if (e->type == ARM_CFG_ENUM)
-            snprintf(val, sizeof val, "%s", arm_config_enum_name(e->choices, v, buf, sizeof buf));
-        else
-            snprintf(val, sizeof val, "%ld", v);
+        char buf[64];
+        const char *val = entry_value(e, buf, sizeof buf);
         fprintf(out, "  ARMADA_%-16s = %-10s (%s%s%s, default %s)\n", e->name, val,
                 type_name(e->type), e->choices ? ": " : "", e->choices ? e->choices : "",
                 e->def);

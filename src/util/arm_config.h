@@ -33,4 +33,8 @@ void arm_config_print(FILE *out, int with_help);
 /* Name of the current value of an ENUM setting. */
 const char *arm_config_enum_name(const char *choices, long index, char *buf, size_t len);
 
+/* The value in force of setting NAME (without the ARMADA_ prefix) as text,
+ * enum values by name, written to buf; "?" for an unknown name. */
+const char *arm_config_value(const char *name, char *buf, size_t len);
+
 #endif
