@@ -24,8 +24,23 @@ def fail(msg):
     sys.exit(1)
 
 
+def check_perftest_parse():
+    """The UCX figure is read from the columns that match how Armada's are
+    measured: overall mean latency, overall bandwidth."""
+    sys.dont_write_bytecode = True       # nothing written into the source tree
+    sys.path.insert(0, os.path.dirname(HARNESS))
+    import armada_bench
+    line = "Final:  100000  11.243  11.658  11.645  0.65  0.66  85775  85876"
+    lat = armada_bench.perftest_figure(line, "us")
+    bw = armada_bench.perftest_figure(line, "MB/s")
+    if lat != 11.645 or bw != 0.66:
+        fail("ucx_perftest line read as latency %r, bandwidth %r "
+             "(want the overall columns 11.645 and 0.66)" % (lat, bw))
+
+
 def main():
     build = sys.argv[1]
+    check_perftest_parse()
     def built(name):
         return os.path.exists(os.path.join(build, "bench", name))
     # ARMCI-MPI and OpenSHMEM are optional build dependencies: their peers

@@ -370,11 +370,20 @@ def _ucx_run(exe, env, job, size, test, unit, port, runs):
                      "command": " ".join(cmd), "env": env,
                      "tail": "\n".join(out.splitlines()[-5:])})
         return None
-    f = final[0].split()
-    # Final: iters  lat50  lat_avg  lat_overall  bw_avg  bw_overall  ...
     runs.append({"status": "ok", "rc": 0, "seconds": round(secs, 2),
                  "command": " ".join(cmd), "env": env})
-    return float(f[2]) if unit == "us" else float(f[6])
+    return perftest_figure(final[0], unit)
+
+
+def perftest_figure(final, unit):
+    """The figure of ucx_perftest's `Final:` line in unit: latency (us) or
+    bandwidth (MB/s)."""
+    f = final.split()
+    # Final: iters  lat_typical  lat_avg  lat_overall  bw_avg  bw_overall  ...
+    # Armada's and the MPI peers' figures are total time over operations, so
+    # the UCX figure is too: the overall mean latency, not the typical (a
+    # median-like value that leaves out the tail every launch pays).
+    return float(f[4]) if unit in TIME_UNITS else float(f[6])
 
 
 def run_group(group, args):
