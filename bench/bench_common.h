@@ -33,6 +33,8 @@
 #define BENCH_ROWS 64
 #define BENCH_ROW_BYTES 512
 #define BENCH_DST_STRIDE 1024
+/* Bytes the ops suite needs at each target: the MiB, then the strided rows. */
+#define BENCH_OPS_BYTES (BENCH_BIG + (size_t)BENCH_ROWS * BENCH_DST_STRIDE)
 
 typedef struct bench_opts {
     int rank;

@@ -29,7 +29,7 @@ static const char *const op_names[OP_COUNT] = {
 #define NB_WINDOW 8
 
 struct ctx {
-    void **data;    /* BENCH_BIG + BENCH_ROWS * BENCH_DST_STRIDE bytes on each */
+    void **data;    /* BENCH_OPS_BYTES on each process               */
     void **counter; /* one int per process                           */
     char *local;    /* NB_WINDOW * BENCH_BIG bytes of local memory    */
     int target;
@@ -120,7 +120,7 @@ int main(int argc, char **argv)
     c.target = o.target >= 0 ? o.target : o.nproc - 1;
     if (c.target == 0)
         c.target = 1;
-    c.data = bench_armci_alloc(BENCH_BIG + (size_t)BENCH_ROWS * BENCH_DST_STRIDE);
+    c.data = bench_armci_alloc(BENCH_OPS_BYTES);
     c.counter = bench_armci_alloc(sizeof(int));
     c.local = ARMCI_Malloc_local(NB_WINDOW * BENCH_BIG);
     c.issued = 0;

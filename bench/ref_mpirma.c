@@ -16,7 +16,6 @@
 
 enum { OP_GET, OP_PUT, OP_ACC, OP_FADD, OP_PUTS };
 
-
 static MPI_Win win;
 static char *local;
 static MPI_Datatype rows;   /* BENCH_ROWS x BENCH_ROW_BYTES, BENCH_DST_STRIDE apart */
@@ -125,8 +124,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     bench_opts_t o;
     const char *suite = bench_parse_ref(&o, BENCH_IMPL, argc, argv);
-    const size_t need = BENCH_BIG + BENCH_ROWS * BENCH_DST_STRIDE;
-    size_t max = o.max_size > need ? o.max_size : need;
+    size_t max = o.max_size > BENCH_OPS_BYTES ? o.max_size : BENCH_OPS_BYTES;
     MPI_Type_vector(BENCH_ROWS, BENCH_ROW_BYTES, BENCH_DST_STRIDE, MPI_BYTE, &rows);
     MPI_Type_commit(&rows);
     char *base = NULL;

@@ -21,7 +21,6 @@
 
 enum { OP_GET, OP_PUT, OP_FADD, OP_PUTS, OP_LOCK };
 
-
 static char *sym;
 static int *counter;
 static long *lock;
@@ -130,8 +129,7 @@ int main(int argc, char **argv)
     shmem_init();
     bench_opts_t o;
     const char *suite = bench_parse_ref(&o, BENCH_IMPL, argc, argv);
-    const size_t need = BENCH_BIG + BENCH_ROWS * BENCH_DST_STRIDE;
-    size_t max = o.max_size > need ? o.max_size : need;
+    size_t max = o.max_size > BENCH_OPS_BYTES ? o.max_size : BENCH_OPS_BYTES;
     sym = shmem_malloc(max);
     counter = shmem_malloc(sizeof(int));
     lock = shmem_malloc(sizeof(long));

@@ -657,7 +657,7 @@ arm_status_t arm_remote_init(arm_core_t *c)
     arm_net_get_stats(R.net, &ns);
     c->stats.endpoints = ns.eps_to_server + ns.eps_to_client;
     R.active = 1;
-    if (arm_config.stats && c->me == 0)
+    if (arm_config.stats && c->me == 0) {
         arm_log(ARM_LOG_WARN, "remote", "inter-node paths: contiguous=%s%s%s%s atomics=%s "
                 "(transports %s; rma %s, amo %s)", R.use_rma ? "rma" : "server",
                 R.clean_get_max ? " (small gets: UCX get when no writes are pending)" : "",
@@ -667,16 +667,16 @@ arm_status_t arm_remote_init(arm_core_t *c)
                 R.use_amo ? "amo" : R.clean_amo ? "amo when no writes are pending, else server"
                 : "server", R.tls, R.rma_native ? "native" : "emulated",
                 R.amo_native ? "native" : "emulated");
-    char every[40] = "", progress[16];
-    if (R.tcp && R.spins > CLIENT_POLL_YIELD)
-        snprintf(every, sizeof every, " (yielding every %d)", CLIENT_POLL_YIELD);
-    if (arm_config.stats && c->me == 0)
+        char every[40] = "", progress[16];
+        if (R.tcp && R.spins > CLIENT_POLL_YIELD)
+            snprintf(every, sizeof every, " (yielding every %d)", CLIENT_POLL_YIELD);
         arm_log(ARM_LOG_WARN, "remote", "waiting: %d processes on %d cores of this host%s; "
                 "a waiting client polls %d times%s, yields up to %ld us, then sleeps; servers "
                 "(progress %s) yield after %d empty polls", c->host_size, c->host_cores,
                 busy_host ? " (oversubscribed)" : "", R.spins, every,
                 (long)arm_config.yield_us, arm_config_value("PROGRESS", progress, sizeof progress),
                 server_yield_after);
+    }
     return ARM_OK;
 }
 
@@ -898,12 +898,6 @@ void arm_remote_fence_all(void)
         fence_node(R.dirty_list[--R.ndirty]);
 }
 
-/* Location consistency: an operation sees, and lands after, this process's
- * earlier writes to the node whichever path they took. The server path is
- * ordered within itself (requests are served in order per client) and so is
- * UCX's; crossing from one to the other first completes what the other has
- * outstanding. Where nothing goes by RMA (emulated transports) rma_dirty is
- * never set and this costs two loads. */
 /* The path of a contiguous put or get of n bytes to node: direct RMA (1)
  * or the node's server (0). Forced or native RMA takes everything; where
  * RMA is emulated, a small clean get takes UCX's get (decision 009), and
@@ -920,6 +914,12 @@ static int contig_via_rma(int node, size_t n, int get)
     return R.zcopy[node] && (n >= ZCOPY_MIN || (clean && (get || n > BATCH_MAX_OP)));
 }
 
+/* Location consistency: an operation sees, and lands after, this process's
+ * earlier writes to the node whichever path they took. The server path is
+ * ordered within itself (requests are served in order per client) and so is
+ * UCX's; crossing from one to the other first completes what the other has
+ * outstanding. Where nothing goes by RMA (emulated transports) rma_dirty is
+ * never set and this costs two loads. */
 static void order_paths(int node, int via_rma)
 {
     if ((via_rma && R.srv_dirty[node]) || (!via_rma && R.rma_dirty[node]))
