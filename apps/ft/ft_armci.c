@@ -37,7 +37,7 @@ static void put_begin(ft_comm *c, const ft_xpose *x)
  * apart: one contiguous put for a single row, one strided put for a slab. */
 static void put_rows(ft_comm *c, const ft_xpose *x, int al, int q, int bl0, int n)
 {
-    int row_bytes = x->nx * (int)sizeof(ft_cplx);
+    int row_bytes = x->nx * (int)sizeof(ft_cplx), ld_bytes = x->ld * (int)sizeof(ft_cplx);
     ft_cplx *src = ft_src_row(x, al, q * x->Bl + bl0);
     ft_cplx *dst = ft_dst_row(x, x->dst_all[q], bl0, c->me * x->Al + al);
     armci_hdl_t *h = ring_next(c);
@@ -45,8 +45,8 @@ static void put_rows(ft_comm *c, const ft_xpose *x, int al, int q, int bl0, int 
     if (n == 1) {
         ARMCI_NbPut(src, dst, row_bytes, q, h);
     } else {
-        int src_stride[1] = {row_bytes};
-        int dst_stride[1] = {x->A * row_bytes};
+        int src_stride[1] = {ld_bytes};
+        int dst_stride[1] = {x->A * ld_bytes};
         int count[2] = {row_bytes, n};
         ARMCI_NbPutS(src, src_stride, dst, dst_stride, count, 1, q, h);
     }
@@ -93,9 +93,9 @@ static void xchg_send(ft_comm *c, const ft_xpose *x, int al, int q, int bl0, int
  * at (bl, me*Al+al) in q's destination: a two-level strided put. */
 static void xchg_finish(ft_comm *c, const ft_xpose *x)
 {
-    int row_bytes = x->nx * (int)sizeof(ft_cplx);
-    int src_stride[2] = {row_bytes, x->B * row_bytes};
-    int dst_stride[2] = {x->A * row_bytes, row_bytes};
+    int row_bytes = x->nx * (int)sizeof(ft_cplx), ld_bytes = x->ld * (int)sizeof(ft_cplx);
+    int src_stride[2] = {ld_bytes, x->B * ld_bytes};
+    int dst_stride[2] = {x->A * ld_bytes, ld_bytes};
     int count[3] = {row_bytes, x->Bl, x->Al};
     for (int k = 1; k < c->np; k++) {
         int q = c->me + k;

@@ -32,6 +32,7 @@ int ft_comm_init(ft_comm *c, const ft_variant *v, MPI_Comm comm, size_t max_rows
     c->comm = comm;
     c->v = v;
     c->slab_type[0] = c->slab_type[1] = MPI_DATATYPE_NULL;
+    c->rows_type[0] = c->rows_type[1] = MPI_DATATYPE_NULL;
     MPI_Comm_rank(comm, &c->me);
     MPI_Comm_size(comm, &c->np);
     if (!v->one_sided && v->grain != FT_GRAIN_BULK) {
@@ -62,9 +63,12 @@ fail:
 
 void ft_comm_fini(ft_comm *c)
 {
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
         if (c->slab_type[i] != MPI_DATATYPE_NULL)
             MPI_Type_free(&c->slab_type[i]);
+        if (c->rows_type[i] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&c->rows_type[i]);
+    }
     free(c->reqs);
     fftw_free(c->sendbuf);
     fftw_free(c->recvbuf);

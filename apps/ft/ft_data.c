@@ -34,18 +34,22 @@ static uint64_t lcg_pow(uint64_t a, uint64_t e)
     return r;
 }
 
-void ft_initial_conditions(ft_cplx *u, const ft_class *cls, int z0, int nzl)
+void ft_initial_conditions(ft_cplx *u, const ft_class *cls, int ld, int z0, int nzl)
 {
     const double scale = 1.0 / (double)(1ull << 46);
-    size_t n = (size_t)cls->nx * cls->ny * nzl;
+    size_t rows = (size_t)cls->ny * nzl;
     uint64_t skip = 2ull * cls->nx * cls->ny * (uint64_t)z0;
     uint64_t x = lcg_mul(FT_SEED, lcg_pow(FT_MULT, skip));
-    for (size_t i = 0; i < n; i++) {
-        x = lcg_mul(x, FT_MULT);
-        double re = (double)x * scale;
-        x = lcg_mul(x, FT_MULT);
-        double im = (double)x * scale;
-        u[i] = CMPLX(re, im);
+    for (size_t r = 0; r < rows; r++, u += ld) {
+        for (int i = 0; i < cls->nx; i++) {
+            x = lcg_mul(x, FT_MULT);
+            double re = (double)x * scale;
+            x = lcg_mul(x, FT_MULT);
+            double im = (double)x * scale;
+            u[i] = CMPLX(re, im);
+        }
+        for (int i = cls->nx; i < ld; i++)
+            u[i] = 0;
     }
 }
 
@@ -55,9 +59,10 @@ static int freq(int i, int n)
     return i < n / 2 ? i : i - n;
 }
 
-/* exp(-4 alpha pi^2 |k|^2) in layout Y ([yl][z][x]); evolve applies it once
- * per step, so after t steps the spectrum carries exp(-4 alpha pi^2 |k|^2 t). */
-void ft_twiddle(double *tw, const ft_class *cls, int y0, int nyl)
+/* exp(-4 alpha pi^2 |k|^2) in layout Y ([yl][z][x], rows ld apart, zero in
+ * the padding); evolve applies it once per step, so after t steps the
+ * spectrum carries exp(-4 alpha pi^2 |k|^2 t). */
+void ft_twiddle(double *tw, const ft_class *cls, int ld, int y0, int nyl)
 {
     const double ap = -4.0 * FT_ALPHA * FT_PI * FT_PI;
     size_t i = 0;
@@ -69,6 +74,8 @@ void ft_twiddle(double *tw, const ft_class *cls, int y0, int nyl)
                 int kx = freq(x, cls->nx);
                 tw[i++] = exp(ap * (double)(kx * kx + ky * ky + kz * kz));
             }
+            for (int x = cls->nx; x < ld; x++)
+                tw[i++] = 0;
         }
     }
 }
@@ -83,13 +90,13 @@ void ft_evolve(ft_cplx *u0, ft_cplx *u1, const double *tw, size_t n)
 
 /* Sum of the 1024 probe points (j mod nx, 3j mod ny, 5j mod nz), j = 1..1024,
  * that fall in this rank's planes of layout Z, divided by the grid size. */
-ft_cplx ft_checksum_local(const ft_cplx *u, const ft_class *cls, int z0, int nzl)
+ft_cplx ft_checksum_local(const ft_cplx *u, const ft_class *cls, int ld, int z0, int nzl)
 {
     ft_cplx sum = 0;
     for (int j = 1; j <= 1024; j++) {
         int x = j % cls->nx, y = (3 * j) % cls->ny, z = (5 * j) % cls->nz;
         if (z >= z0 && z < z0 + nzl)
-            sum += u[((size_t)(z - z0) * cls->ny + y) * cls->nx + x];
+            sum += u[((size_t)(z - z0) * cls->ny + y) * ld + x];
     }
     return sum / ((double)cls->nx * cls->ny * cls->nz);
 }

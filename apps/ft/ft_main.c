@@ -1,12 +1,14 @@
 /* armada-ft: the NAS FT kernel (3-D FFT PDE solver) over a slab
  * decomposition, with a choice of one-sided and two-sided transpositions.
  *
- *   armada-ft --class S|W|A|B --variant NAME [--window N] [--plan estimate|measure]
+ *   armada-ft --class S|W|A|B --variant NAME [--window N] [--pad N]
+ *             [--plan measure|estimate] [--phases]
  *
  * Exit status: 0 when the checksums verify, 1 when they do not, 2 on a usage
  * or setup error. */
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +18,8 @@ typedef struct ft_opts {
     const ft_class *cls;
     const ft_variant *v;
     int window;
+    int pad;
+    int phases;
     unsigned plan_flags;
 } ft_opts;
 
@@ -30,8 +34,8 @@ typedef struct ft_arrays {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: armada-ft --class S|W|A|B --variant NAME [--window N]"
-                 " [--plan estimate|measure]\nvariants:\n");
+    fprintf(out, "usage: armada-ft --class S|W|A|B --variant NAME [--window N] [--pad N]"
+                 " [--plan measure|estimate] [--phases]\nvariants:\n");
     ft_variant_list(out);
 }
 
@@ -40,13 +44,19 @@ static int parse(int argc, char **argv, ft_opts *o, int me)
     o->cls = NULL;
     o->v = NULL;
     o->window = 64;
-    o->plan_flags = FFTW_ESTIMATE;
+    o->pad = 8;
+    o->phases = 0;
+    o->plan_flags = FFTW_MEASURE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             if (me == 0)
                 usage(stdout);
             return 1;
+        }
+        if (strcmp(a, "--phases") == 0) {
+            o->phases = 1;
+            continue;
         }
         if (!val)
             goto bad;
@@ -57,6 +67,8 @@ static int parse(int argc, char **argv, ft_opts *o, int me)
             o->v = ft_variant_find(val);
         else if (strcmp(a, "--window") == 0)
             o->window = atoi(val);
+        else if (strcmp(a, "--pad") == 0 && isdigit((unsigned char)val[0]))
+            o->pad = atoi(val);
         else if (strcmp(a, "--plan") == 0 && strcmp(val, "measure") == 0)
             o->plan_flags = FFTW_MEASURE;
         else if (strcmp(a, "--plan") == 0 && strcmp(val, "estimate") == 0)
@@ -64,7 +76,7 @@ static int parse(int argc, char **argv, ft_opts *o, int me)
         else
             goto bad;
     }
-    if (o->cls && o->v && o->window > 0)
+    if (o->cls && o->v && o->window > 0 && o->pad >= 0 && o->pad <= 64)
         return 0;
 bad:
     if (me == 0) {
@@ -74,9 +86,20 @@ bad:
     return -1;
 }
 
+/* Every rank's arrays start FT_ALIGN-aligned, so that FFTW may use aligned
+ * SIMD whatever alignment the ARMCI implementation returns (Armada's blocks
+ * are page-aligned, ARMCI-MPI's only 8-byte aligned).  A remote address is
+ * aligned by the same arithmetic its owner applies to it. */
+#define FT_ALIGN 64
+
+static ft_cplx *align_up(void *p)
+{
+    return (ft_cplx *)(((uintptr_t)p + FT_ALIGN - 1) & ~(uintptr_t)(FT_ALIGN - 1));
+}
+
 static int alloc_arrays(ft_arrays *m, size_t elems, int np)
 {
-    armci_size_t bytes = (armci_size_t)(elems * sizeof(ft_cplx));
+    armci_size_t bytes = (armci_size_t)(elems * sizeof(ft_cplx) + FT_ALIGN);
     memset(m, 0, sizeof *m);
     if (np > 64)
         return -1;
@@ -89,9 +112,9 @@ static int alloc_arrays(ft_arrays *m, size_t elems, int np)
     if (!m->y0all || ARMCI_Malloc(m->y0all, bytes) != 0)
         return -1;
     for (int p = 0; p < np; p++) {
-        m->zptr[0][p] = m->zall[0][p];
-        m->zptr[1][p] = m->zall[1][p];
-        m->y0ptr[p] = m->y0all[p];
+        m->zptr[0][p] = align_up(m->zall[0][p]);
+        m->zptr[1][p] = align_up(m->zall[1][p]);
+        m->y0ptr[p] = align_up(m->y0all[p]);
     }
     m->uy1 = fftw_malloc(elems * sizeof(ft_cplx));
     m->tw = fftw_malloc(elems * sizeof(double));
@@ -128,25 +151,58 @@ static void forward(ft_comm *c, const ft_plans *pl, const ft_opts *o, ft_arrays 
 {
     const ft_class *cls = o->cls;
     int nzl = cls->nz / c->np, nyl = cls->ny / c->np;
-    ft_initial_conditions(m->zptr[0][c->me], cls, c->me * nzl, nzl);
-    ft_xpose x = {cls->nz, cls->ny, cls->nx, nzl, nyl, m->zptr[0][c->me],
-                  m->y0ptr[c->me], m->y0ptr};
+    double t0 = ft_now();
+    ft_initial_conditions(m->zptr[0][c->me], cls, o->cls->nx + o->pad, c->me * nzl, nzl);
+    c->st.t_phase[FT_PH_SETUP] += ft_now() - t0;
+    ft_xpose x = {cls->nz, cls->ny, cls->nx, cls->nx + o->pad, nzl, nyl, m->zptr[0][c->me],
+                  m->y0ptr[c->me], m->y0ptr, NULL, NULL};
     ft_transpose_fft(c, pl, FT_FWD, &x);
 }
 
-/* Step t: evolve the spectrum, transform back into uz[t & 1] (a rank may
- * start step t+1 while others still read step t's result), checksum. */
+/* Step t: evolve the spectrum into uy1, plane by plane inside the inverse
+ * transform, which lands in uz[t & 1] (a rank may start step t+1 while
+ * others still read step t's result); checksum. */
 static ft_cplx step(ft_comm *c, const ft_plans *pl, const ft_opts *o, ft_arrays *m, int t)
 {
     const ft_class *cls = o->cls;
-    int nzl = cls->nz / c->np, nyl = cls->ny / c->np;
+    int nzl = cls->nz / c->np, nyl = cls->ny / c->np, ld = cls->nx + o->pad;
     ft_cplx *uz = m->zptr[t & 1][c->me];
-    ft_evolve(m->uy0, m->uy1, m->tw, (size_t)cls->nx * cls->nz * nyl);
-    ft_xpose x = {cls->ny, cls->nz, cls->nx, nyl, nzl, m->uy1, uz, m->zptr[t & 1]};
+    ft_xpose x = {cls->ny, cls->nz, cls->nx, ld, nyl, nzl, m->uy1, uz, m->zptr[t & 1],
+                  m->uy0, m->tw};
     ft_transpose_fft(c, pl, FT_INV, &x);
-    ft_cplx local = ft_checksum_local(uz, cls, c->me * nzl, nzl), sum = 0;
+    double *ph = c->st.t_phase, t0 = ft_now();
+    ft_cplx local = ft_checksum_local(uz, cls, ld, c->me * nzl, nzl), sum = 0;
     MPI_Reduce(&local, &sum, 2, MPI_DOUBLE, MPI_SUM, 0, c->comm);
+    ph[FT_PH_CHECK] += ft_now() - t0;
     return sum;
+}
+
+/* --phases: seconds per phase, mean over ranks and the slowest and fastest
+ * rank, then the same per rank. */
+static void report_phases(const ft_comm *c)
+{
+    static const char *const names[FT_NPHASE] = {"setup", "evolve", "fft-b", "send", "finish",
+                                                 "fft-a", "checksum"};
+    double all[64 * FT_NPHASE];
+    if (c->np > 64)
+        return;
+    MPI_Gather(c->st.t_phase, FT_NPHASE, MPI_DOUBLE, all, FT_NPHASE, MPI_DOUBLE, 0, c->comm);
+    if (c->me != 0)
+        return;
+    printf(" %-10s %9s %9s %9s   per rank\n", "phase (s)", "mean", "min", "max");
+    for (int k = 0; k < FT_NPHASE; k++) {
+        double sum = 0, lo = all[k], hi = all[k];
+        for (int r = 0; r < c->np; r++) {
+            double v = all[r * FT_NPHASE + k];
+            sum += v;
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        printf(" %-10s %9.4f %9.4f %9.4f  ", names[k], sum / c->np, lo, hi);
+        for (int r = 0; r < c->np; r++)
+            printf(" %.3f", all[r * FT_NPHASE + k]);
+        printf("\n");
+    }
 }
 
 static void report(const ft_comm *c, const ft_opts *o, const ft_cplx *sums, int ok,
@@ -157,6 +213,8 @@ static void report(const ft_comm *c, const ft_opts *o, const ft_cplx *sums, int 
     MPI_Reduce(st, sum, 2, MPI_DOUBLE, MPI_SUM, 0, c->comm);
     MPI_Reduce(st, max, 2, MPI_DOUBLE, MPI_MAX, 0, c->comm);
     MPI_Reduce(&c->st.nmsg, &nmsg, 1, MPI_LONG, MPI_SUM, 0, c->comm);
+    if (o->phases)
+        report_phases(c);
     if (c->me != 0)
         return;
     const ft_class *cls = o->cls;
@@ -180,6 +238,50 @@ static void report(const ft_comm *c, const ft_opts *o, const ft_cplx *sums, int 
     fflush(stdout);
 }
 
+/* Plans are executed on every row and plane of the arrays, so they are made
+ * for unaligned data unless every row start keeps the arrays' alignment.
+ * Estimated plans always are: FFTW's estimate picks different (and here 2-3x
+ * slower) strided plans when it may use aligned SIMD.  Measured plans are
+ * measured once, by rank 0, and its wisdom given to the others, so that every
+ * rank runs the same plans: ranks that measured for themselves could pick
+ * plans of different speed, and the slowest would set everyone's pace. */
+static int make_plans(ft_plans *pl, const ft_opts *o, const ft_arrays *m, int np, int me)
+{
+    const ft_class *cls = o->cls;
+    int ld = cls->nx + o->pad;
+    unsigned flags = o->plan_flags;
+    int unaligned = flags == FFTW_ESTIMATE || (ld * sizeof(ft_cplx)) % FT_ALIGN != 0 ||
+                    fftw_alignment_of((double *)m->zptr[0][me]) ||
+                    fftw_alignment_of((double *)m->zptr[1][me]) ||
+                    fftw_alignment_of((double *)m->y0ptr[me]) ||
+                    fftw_alignment_of((double *)m->uy1);
+    MPI_Allreduce(MPI_IN_PLACE, &unaligned, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    if (unaligned)
+        flags |= FFTW_UNALIGNED;
+    int rc = 0, len = 0;
+    char *wisdom = NULL;
+    if (me == 0) {
+        rc = ft_plans_create(pl, cls, np, ld, m->zptr[0][me], m->uy1, flags);
+        wisdom = fftw_export_wisdom_to_string();
+        len = wisdom ? (int)strlen(wisdom) + 1 : 0;
+    }
+    MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (me != 0 && len > 0)
+        wisdom = malloc((size_t)len);
+    if (len > 0 && wisdom) {
+        MPI_Bcast(wisdom, len, MPI_CHAR, 0, MPI_COMM_WORLD);
+        if (me != 0)
+            fftw_import_wisdom_from_string(wisdom);
+    }
+    if (me != 0)
+        rc = ft_plans_create(pl, cls, np, ld, m->zptr[0][me], m->uy1, flags);
+    if (me == 0)
+        fftw_free(wisdom);
+    else
+        free(wisdom);
+    return rc;
+}
+
 static int run_ft(const ft_opts *o, int me, int np)
 {
     const ft_class *cls = o->cls;
@@ -190,8 +292,8 @@ static int run_ft(const ft_opts *o, int me, int np)
                     cls->ny, cls->nz);
         return 2;
     }
-    int nzl = cls->nz / np, nyl = cls->ny / np;
-    size_t elems = (size_t)cls->nx * cls->ny * nzl;
+    int nzl = cls->nz / np, nyl = cls->ny / np, ld = cls->nx + o->pad;
+    size_t elems = (size_t)ld * cls->ny * nzl;     /* = ld * nz * nyl */
     double need = (double)elems * np * (4 * sizeof(ft_cplx) + sizeof(double));
     double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     if (need > 0.8 * have) {
@@ -215,20 +317,7 @@ static int run_ft(const ft_opts *o, int me, int np)
         goto out_arrays;
     }
     m.uy0 = m.y0ptr[me];
-    /* Estimated plans are always made for unaligned data: FFTW's estimate
-     * picks different (and here 2-3x slower) strided plans when it may use
-     * aligned SIMD, so the plan, and the time, would depend on the address
-     * alignment an ARMCI implementation happens to return (ARMCI-MPI returns
-     * 8-byte aligned blocks, Armada page-aligned ones).  Measured plans test
-     * the arrays they get. */
-    unsigned flags = o->plan_flags;
-    if (flags == FFTW_ESTIMATE)
-        flags |= FFTW_UNALIGNED;
-    else if (fftw_alignment_of((double *)m.zptr[0][me]) ||
-             fftw_alignment_of((double *)m.zptr[1][me]) ||
-             fftw_alignment_of((double *)m.y0ptr[me]) || fftw_alignment_of((double *)m.uy1))
-        flags |= FFTW_UNALIGNED;
-    if (ft_plans_create(&pl, cls, np, m.zptr[0][me], m.uy1, flags) != 0) {
+    if (make_plans(&pl, o, &m, np, me) != 0) {
         fprintf(stderr, "armada-ft: FFTW planning failed\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -242,7 +331,8 @@ static int run_ft(const ft_opts *o, int me, int np)
     MPI_Barrier(MPI_COMM_WORLD);
 
     double t0 = ft_now();
-    ft_twiddle(m.tw, cls, me * nyl, nyl);
+    ft_twiddle(m.tw, cls, ld, me * nyl, nyl);
+    c.st.t_phase[FT_PH_SETUP] += ft_now() - t0;
     forward(&c, &pl, o, &m);
     for (int t = 1; t <= cls->niter; t++)
         sums[t - 1] = step(&c, &pl, o, &m, t);

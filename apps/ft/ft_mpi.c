@@ -10,12 +10,12 @@ static void a2a_begin(ft_comm *c, const ft_xpose *x)
 {
 }
 
-/* Pack rows into the staging buffer [q][al][bl][x]. */
+/* Pack rows into the staging buffer [q][al][bl][x] (no padding). */
 static void a2a_send(ft_comm *c, const ft_xpose *x, int al, int q, int bl0, int n)
 {
-    size_t off = (((size_t)q * x->Al + al) * x->Bl + bl0) * x->nx;
-    memcpy(c->sendbuf + off, ft_src_row(x, al, q * x->Bl + bl0),
-           (size_t)n * x->nx * sizeof(ft_cplx));
+    ft_cplx *out = c->sendbuf + (((size_t)q * x->Al + al) * x->Bl + bl0) * x->nx;
+    for (int bl = bl0; bl < bl0 + n; bl++, out += x->nx)
+        memcpy(out, ft_src_row(x, al, q * x->Bl + bl), (size_t)x->nx * sizeof(ft_cplx));
 }
 
 static void a2a_finish(ft_comm *c, const ft_xpose *x)
@@ -40,17 +40,25 @@ const ft_variant ft_mpi_alltoall = {
 };
 
 /* ---- mpi-slabs / mpi-pencils ------------------------------------------- */
-/* Bl rows of nx, A rows apart: one slab as it lands in the destination. */
-static MPI_Datatype slab_type(ft_comm *c, const ft_xpose *x)
+/* n rows of nx, `stride` elements apart, cached under key: the two
+ * directions need at most two of each kind. */
+static MPI_Datatype rows_type(MPI_Datatype *types, int *keys, int key, int n, int nx,
+                              int stride)
 {
     for (int i = 0; i < 2; i++)
-        if (c->slab_type[i] != MPI_DATATYPE_NULL && c->slab_A[i] == x->A)
-            return c->slab_type[i];
-    int i = c->slab_type[0] == MPI_DATATYPE_NULL ? 0 : 1;
-    MPI_Type_vector(x->Bl, 2 * x->nx, 2 * x->A * x->nx, MPI_DOUBLE, &c->slab_type[i]);
-    MPI_Type_commit(&c->slab_type[i]);
-    c->slab_A[i] = x->A;
-    return c->slab_type[i];
+        if (types[i] != MPI_DATATYPE_NULL && keys[i] == key)
+            return types[i];
+    int i = types[0] == MPI_DATATYPE_NULL ? 0 : 1;
+    MPI_Type_vector(n, 2 * nx, 2 * stride, MPI_DOUBLE, &types[i]);
+    MPI_Type_commit(&types[i]);
+    keys[i] = key;
+    return types[i];
+}
+
+/* Bl rows, A rows apart: one slab as it lands in the destination. */
+static MPI_Datatype slab_type(ft_comm *c, const ft_xpose *x)
+{
+    return rows_type(c->slab_type, c->slab_A, x->A, x->Bl, x->nx, x->A * x->ld);
 }
 
 /* Receives are posted per peer in the order that peer sends (al, then bl),
@@ -85,9 +93,16 @@ static void p2p_send(ft_comm *c, const ft_xpose *x, int al, int q, int bl0, int 
         ft_copy_self(c, x, al, bl0, n);
         return;
     }
+    /* a slab's rows leave ld apart; the type is made before the clock starts */
+    MPI_Datatype type = n == 1 ? MPI_DATATYPE_NULL
+                               : rows_type(c->rows_type, c->rows_n, n, n, x->nx, x->ld);
     double t0 = ft_now();
-    MPI_Isend(ft_src_row(x, al, q * x->Bl + bl0), 2 * n * x->nx, MPI_DOUBLE, q, FT_TAG,
-              c->comm, &c->reqs[c->nreq++]);
+    if (n == 1)
+        MPI_Isend(ft_src_row(x, al, q * x->Bl + bl0), 2 * x->nx, MPI_DOUBLE, q, FT_TAG,
+                  c->comm, &c->reqs[c->nreq++]);
+    else
+        MPI_Isend(ft_src_row(x, al, q * x->Bl + bl0), 1, type, q, FT_TAG, c->comm,
+                  &c->reqs[c->nreq++]);
     c->st.t_init += ft_now() - t0;
     c->st.nmsg++;
 }
