@@ -107,7 +107,7 @@ struct ft_comm {
     int nreq, maxreq;
     int slab_A[2], rows_n[2];
     MPI_Datatype slab_type[2];  /* a slab as it lands: Bl rows, A*ld apart    */
-    MPI_Datatype rows_type[2];  /* n rows as they leave: ld apart             */
+    MPI_Datatype rows_type[2];  /* n rows as they leave: ld apart, keyed by n  */
     ft_cplx *sendbuf, *recvbuf; /* alltoall staging, Al*Bl*nx*P each       */
     /* one-sided state: a ring of explicit handles */
     armci_hdl_t *ring;

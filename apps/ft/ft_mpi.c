@@ -93,16 +93,12 @@ static void p2p_send(ft_comm *c, const ft_xpose *x, int al, int q, int bl0, int 
         ft_copy_self(c, x, al, bl0, n);
         return;
     }
-    /* a slab's rows leave ld apart; the type is made before the clock starts */
-    MPI_Datatype type = n == 1 ? MPI_DATATYPE_NULL
-                               : rows_type(c->rows_type, c->rows_n, n, n, x->nx, x->ld);
+    /* the rows leave ld apart (a pencil is one row, a slab Bl of them);
+     * the type is made, once, before the clock starts */
+    MPI_Datatype type = rows_type(c->rows_type, c->rows_n, n, n, x->nx, x->ld);
     double t0 = ft_now();
-    if (n == 1)
-        MPI_Isend(ft_src_row(x, al, q * x->Bl + bl0), 2 * x->nx, MPI_DOUBLE, q, FT_TAG,
-                  c->comm, &c->reqs[c->nreq++]);
-    else
-        MPI_Isend(ft_src_row(x, al, q * x->Bl + bl0), 1, type, q, FT_TAG, c->comm,
-                  &c->reqs[c->nreq++]);
+    MPI_Isend(ft_src_row(x, al, q * x->Bl + bl0), 1, type, q, FT_TAG, c->comm,
+              &c->reqs[c->nreq++]);
     c->st.t_init += ft_now() - t0;
     c->st.nmsg++;
 }
