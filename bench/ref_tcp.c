@@ -10,7 +10,11 @@
  *         one counter kept by rank 0 (the exact final count is checked)
  * The serving rank answers from an epoll loop in its main thread; every
  * waiting side polls only when the host has a core per process, and
- * otherwise sleeps in the kernel, the policy Armada's client uses. */
+ * otherwise sleeps in the kernel, the policy Armada's client uses.
+ * REF_TCP_WAIT=epoll makes a polling client test its socket with
+ * epoll_wait before each recv, as an event-driven runtime over many
+ * sockets does (UCX's TCP transport among them), instead of trying recv
+ * directly: the distance between the two is what that structure costs. */
 #define _GNU_SOURCE
 #include "bench_common.h"
 
@@ -35,6 +39,7 @@ typedef struct msg {
 } msg_t;
 
 static int spin;                       /* poll before sleeping */
+static int wait_ep = -1;               /* client: epoll set of its socket, or -1 */
 
 static void die(const char *what)
 {
@@ -63,6 +68,16 @@ static int recv_all(int fd, void *buf, size_t n)
     int idle = 0;
     while (n > 0) {
         int polling = spin && idle < 4000;
+        if (polling && wait_ep >= 0) {
+            struct epoll_event ev;
+            int k = epoll_wait(wait_ep, &ev, 1, 0);
+            if (k < 0 && errno != EINTR)
+                die("epoll_wait");
+            if (k <= 0) {
+                idle++;
+                continue;
+            }
+        }
         ssize_t r = recv(fd, p, n, polling ? MSG_DONTWAIT : 0);
         if (r > 0) {
             p += r;
@@ -265,7 +280,20 @@ int main(int argc, char **argv)
         if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0)
             die("connect");
         no_delay(fd);
+        const char *w = getenv("REF_TCP_WAIT");
+        if (w && strcmp(w, "epoll") == 0) {
+            struct epoll_event e = { .events = EPOLLIN, .data.fd = fd };
+            wait_ep = epoll_create1(0);
+            if (wait_ep < 0 || epoll_ctl(wait_ep, EPOLL_CTL_ADD, fd, &e) != 0)
+                die("epoll");
+        } else if (w && *w && strcmp(w, "recv") != 0) {
+            fprintf(stderr, "ref-tcp: REF_TCP_WAIT=%s: expected recv or epoll (rank %d)\n", w,
+                    o.rank);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
     }
+    if (o.rank == 0)
+        bench_info(&o, "client_wait=%s polling=%d", wait_ep >= 0 ? "epoll" : "recv", spin);
     MPI_Comm clients;
     MPI_Comm_split(MPI_COMM_WORLD, client ? 0 : MPI_UNDEFINED, o.rank, &clients);
 
@@ -283,6 +311,8 @@ int main(int argc, char **argv)
         msg_t stop = { REQ_STOP, 0 };
         send_all(fd, &stop, sizeof stop);
         close(fd);
+        if (wait_ep >= 0)
+            close(wait_ep);
     }
     if (is_fadd) {
         long total = 0;

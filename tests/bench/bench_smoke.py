@@ -38,9 +38,36 @@ def check_perftest_parse():
              "(want the overall columns 11.645 and 0.66)" % (lat, bw))
 
 
+def check_ref_tcp_wait(build):
+    """ref-tcp's client waits the way REF_TCP_WAIT says (recv or epoll), says
+    so, and refuses any other value with a message instead of guessing."""
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, os.path.dirname(HARNESS))
+    import armada_bench
+    prog = os.path.join(build, "bench", "ref-tcp")
+    base = ["mpirun"] + armada_bench.MPIRUN_BASE + ["-x", "REF_TCP_WAIT", "-np", "2", prog,
+                                                    "ops", "-r", "1", "-n", "200"]
+    for wait, ok in (("recv", True), ("epoll", True), ("sleep", False)):
+        env = dict(os.environ, REF_TCP_WAIT=wait)
+        p = subprocess.run(["timeout", "120"] + base, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True)
+        if not ok:
+            if p.returncode == 0 or "REF_TCP_WAIT=sleep" not in p.stdout:
+                fail("ref-tcp accepted REF_TCP_WAIT=sleep (rc %d):\n%s" % (p.returncode, p.stdout))
+            continue
+        if p.returncode != 0:
+            fail("ref-tcp with REF_TCP_WAIT=%s exited %d:\n%s" % (wait, p.returncode, p.stdout))
+        if "client_wait=%s" % wait not in p.stdout:
+            fail("ref-tcp with REF_TCP_WAIT=%s did not report that wait:\n%s" % (wait, p.stdout))
+        gets = [l for l in p.stdout.splitlines() if l.startswith("RESULT") and " op=get " in l]
+        if not gets or not float(gets[0].split("value=")[1].split()[0]) > 0:
+            fail("ref-tcp with REF_TCP_WAIT=%s gave no get figure:\n%s" % (wait, p.stdout))
+
+
 def main():
     build = sys.argv[1]
     check_perftest_parse()
+    check_ref_tcp_wait(build)
     def built(name):
         return os.path.exists(os.path.join(build, "bench", name))
     # ARMCI-MPI and OpenSHMEM are optional build dependencies: their peers
