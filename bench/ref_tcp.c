@@ -254,6 +254,16 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
+    /* How a polling client tests its socket: recv (default) or epoll. */
+    const char *w = getenv("REF_TCP_WAIT");
+    int use_epoll = w && strcmp(w, "epoll") == 0;
+    if (w && *w && !use_epoll && strcmp(w, "recv") != 0) {
+        if (o.rank == 0)
+            fprintf(stderr, "ref-tcp: REF_TCP_WAIT=%s: expected recv or epoll (rank %d)\n", w,
+                    o.rank);
+        MPI_Finalize();
+        return 2;
+    }
     /* A core per process (and nothing else running): poll; else sleep. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     spin = o.nproc <= cores;
@@ -280,20 +290,15 @@ int main(int argc, char **argv)
         if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0)
             die("connect");
         no_delay(fd);
-        const char *w = getenv("REF_TCP_WAIT");
-        if (w && strcmp(w, "epoll") == 0) {
+        if (use_epoll) {
             struct epoll_event e = { .events = EPOLLIN, .data.fd = fd };
             wait_ep = epoll_create1(0);
             if (wait_ep < 0 || epoll_ctl(wait_ep, EPOLL_CTL_ADD, fd, &e) != 0)
                 die("epoll");
-        } else if (w && *w && strcmp(w, "recv") != 0) {
-            fprintf(stderr, "ref-tcp: REF_TCP_WAIT=%s: expected recv or epoll (rank %d)\n", w,
-                    o.rank);
-            MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
     if (o.rank == 0)
-        bench_info(&o, "client_wait=%s polling=%d", wait_ep >= 0 ? "epoll" : "recv", spin);
+        bench_info(&o, "client_wait=%s polling=%d", use_epoll ? "epoll" : "recv", spin);
     MPI_Comm clients;
     MPI_Comm_split(MPI_COMM_WORLD, client ? 0 : MPI_UNDEFINED, o.rank, &clients);
 
