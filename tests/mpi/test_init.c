@@ -4,9 +4,34 @@
  *   args   MPI_Init, ARMCI_Init_args
  *   thread MPI_Init_thread, ARMCI_Init_thread
  *   leak   an ARMCI_Malloc that is never freed before ARMCI_Finalize: the
- *          program must still exit 0 (Armada warns on stderr). */
+ *          program must still exit 0 (Armada warns on stderr).
+ *   wait   basic, then the last rank arrives at an ARMCI_Barrier 400 ms
+ *          after the others, who must sleep through the wait rather than
+ *          wake every 100 us: fewer than 1000 voluntary context switches
+ *          in their process (decision 019 expects about 250). */
 #include <armci.h>
+#include <sys/resource.h>
 #include "tst.h"
+
+/* The last rank comes 400 ms late to a barrier; the others count how often
+ * their process went to sleep meanwhile (each nap is one). */
+static void late_barrier(int me, int np)
+{
+    ARMCI_Barrier();
+    struct rusage r0, r1;
+    getrusage(RUSAGE_SELF, &r0);
+    if (me == np - 1) {
+        struct timespec ts = { 0, 400000000L };
+        nanosleep(&ts, NULL);
+    }
+    ARMCI_Barrier();
+    getrusage(RUSAGE_SELF, &r1);
+    long naps = r1.ru_nvcsw - r0.ru_nvcsw;
+    if (me != np - 1) {
+        CHECK(naps < 1000, "a 400 ms barrier wait woke the process %ld times", naps);
+        TST_SAY("init[wait]: rank %d slept through a 400 ms barrier wait in %ld naps", me, naps);
+    }
+}
 
 /* One collective allocation, a put to the right neighbour and a get back,
  * so that every start-up path is shown to give a working runtime. */
@@ -70,6 +95,8 @@ int main(int argc, char **argv)
     CHECK_EQ(armci_msg_nproc(), np, "armci_msg_nproc");
 
     void **leaked = smoke(me, np, strcmp(mode, "leak") != 0);
+    if (strcmp(mode, "wait") == 0 && np > 1)
+        late_barrier(me, np);
     TST_SAY("init[%s]: ARMCI_Malloc/Put/Get/Free after init work", mode);
     if (leaked)
         TST_SAY("init[leak]: finalising with one allocation still alive");
