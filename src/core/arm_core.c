@@ -64,7 +64,7 @@ void arm_core_barrier(MPI_Comm comm)
             return;
         if (i < spins)
             continue;
-        struct timespec ts = { nap_ns / 1000000000L, nap_ns % 1000000000L };
+        struct timespec ts = { 0, nap_ns };   /* below BARRIER_NAP_MAX_NS < 1 s */
         nanosleep(&ts, NULL);
         if (nap_ns < BARRIER_NAP_FLAT_NS) {
             nap_ns *= 2;

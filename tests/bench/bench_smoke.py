@@ -24,12 +24,19 @@ def fail(msg):
     sys.exit(1)
 
 
+def harness():
+    """The harness as a module (nothing written into the source tree)."""
+    sys.dont_write_bytecode = True
+    if os.path.dirname(HARNESS) not in sys.path:
+        sys.path.insert(0, os.path.dirname(HARNESS))
+    import armada_bench
+    return armada_bench
+
+
 def check_perftest_parse():
     """The UCX figure is read from the columns that match how Armada's are
     measured: overall mean latency, overall bandwidth."""
-    sys.dont_write_bytecode = True       # nothing written into the source tree
-    sys.path.insert(0, os.path.dirname(HARNESS))
-    import armada_bench
+    armada_bench = harness()
     line = "Final:  100000  11.243  11.658  11.645  0.65  0.66  85775  85876"
     lat = armada_bench.perftest_figure(line, "us")
     bw = armada_bench.perftest_figure(line, "MB/s")
@@ -41,9 +48,7 @@ def check_perftest_parse():
 def check_ref_tcp_wait(build):
     """ref-tcp's client waits the way REF_TCP_WAIT says (recv or epoll), says
     so, and refuses any other value with a message instead of guessing."""
-    sys.dont_write_bytecode = True
-    sys.path.insert(0, os.path.dirname(HARNESS))
-    import armada_bench
+    armada_bench = harness()
     prog = os.path.join(build, "bench", "ref-tcp")
     base = ["mpirun"] + armada_bench.MPIRUN_BASE + ["-x", "REF_TCP_WAIT", "-np", "2", prog,
                                                     "ops", "-r", "1", "-n", "200"]
