@@ -1,0 +1,93 @@
+/* Ordering: fences, and location consistency between the server path and
+ * direct RMA. */
+#define _POSIX_C_SOURCE 200809L
+#include "arm_build_config.h"
+#if ARMADA_HAVE_UCX
+#include <stdlib.h>
+#include <string.h>
+#include "core/remote_int.h"
+
+void arm_rem_mark_dirty(int node, unsigned char *flags)
+{
+    if (!arm_rc.srv_dirty[node] && !arm_rc.rma_dirty[node])
+        arm_rc.dirty_list[arm_rc.ndirty++] = node;
+    flags[node] = 1;
+}
+
+/* ---- ordering ---------------------------------------------------------------------- */
+static void fence_node(int node)
+{
+    if (arm_rc.rma_dirty[node]) {
+        arm_net_comp_t c;
+        arm_net_comp_init(&c, NULL, NULL);
+        arm_net_ep_t *ep = arm_net_server_ep(arm_rc.net, node);
+        if (arm_net_ep_flush(ep, &c) == ARM_INPROGRESS)
+            arm_net_comp_wait(arm_rc.w, &c, arm_rc.spins, -1);
+        arm_rc.rma_dirty[node] = 0;
+    }
+    if (arm_rc.batch && arm_rc.batch_node == node) {
+        arm_rem_batch_send("ARMCI_Fence", 1);
+        arm_rc.srv_dirty[node] = 0;
+    }
+    if (arm_rc.srv_dirty[node]) {
+        rop_t *op = arm_rem_op_get(node);
+        op->req.op = ARM_SRV_FENCE;
+        arm_rem_op_send("ARMCI_Fence", op, NULL, 0, 1, 0);
+        arm_rem_op_finish("ARMCI_Fence", op);
+        arm_rc.srv_dirty[node] = 0;
+    }
+}
+
+void arm_remote_fence(int proc)
+{
+    if (!arm_rc.active)
+        return;
+    int node = arm_core.node_of[proc];
+    if (!arm_rc.srv_dirty[node] && !arm_rc.rma_dirty[node])
+        return;
+    fence_node(node);
+    for (int i = 0; i < arm_rc.ndirty; i++)
+        if (arm_rc.dirty_list[i] == node) {
+            arm_rc.dirty_list[i] = arm_rc.dirty_list[--arm_rc.ndirty];
+            break;
+        }
+    COUNT(ARMADA_OP_FENCE, ARMADA_PATH_SERVER, 0);
+}
+
+void arm_remote_fence_all(void)
+{
+    if (!arm_rc.active)
+        return;
+    /* Costs what is outstanding: only nodes written since their last fence. */
+    while (arm_rc.ndirty > 0)
+        fence_node(arm_rc.dirty_list[--arm_rc.ndirty]);
+}
+
+/* The path of a contiguous put or get of n bytes to node: direct RMA (1)
+ * or the node's server (0). Forced or native RMA takes everything; where
+ * RMA is emulated, a small clean get takes UCX's get (decision 009), and
+ * where UCX has a zero-copy transport to the node, clean gets and clean
+ * puts too large to aggregate take it, and with writes outstanding those
+ * of ZCOPY_MIN bytes or more (decision 017). */
+int arm_rem_contig_via_rma(int node, size_t n, int get)
+{
+    if (arm_rc.use_rma)
+        return 1;
+    int clean = !arm_rc.srv_dirty[node];
+    if (get && clean && n <= arm_rc.clean_get_max)
+        return 1;
+    return arm_rc.zcopy[node] && (n >= ZCOPY_MIN || (clean && (get || n > BATCH_MAX_OP)));
+}
+
+/* Location consistency: an operation sees, and lands after, this process's
+ * earlier writes to the node whichever path they took. The server path is
+ * ordered within itself (requests are served in order per client) and so is
+ * UCX's; crossing from one to the other first completes what the other has
+ * outstanding. Where nothing goes by RMA (emulated transports) rma_dirty is
+ * never set and this costs two loads. */
+void arm_rem_order_paths(int node, int via_rma)
+{
+    if ((via_rma && arm_rc.srv_dirty[node]) || (!via_rma && arm_rc.rma_dirty[node]))
+        arm_remote_fence(arm_core.node_leader[node]);
+}
+#endif /* ARMADA_HAVE_UCX */

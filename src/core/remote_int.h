@@ -1,0 +1,174 @@
+/* Private to the inter-node client (src/core/remote_*.c, src/core/proto/):
+ * the request type, the client's one context struct, and the helpers the
+ * protocol files share. */
+#ifndef ARM_REMOTE_INT_H
+#define ARM_REMOTE_INT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "core/arm_remote.h"
+#include "core/arm_remote_info.h"
+#include "net/arm_net.h"
+#include "server/arm_server.h"
+#include "server/arm_srv_proto.h"
+#include "util/arm_acc.h"
+#include "util/arm_config.h"
+#include "util/arm_log.h"
+#include "util/arm_strided.h"
+#include "util/arm_timer.h"
+
+#define OP_POOL 32
+#define NB_MAX 64            /* non-blocking gets outstanding (> OP_POOL: one is always free) */
+#define CLEAN_GET_MAX 4096   /* UCX's emulated get is the faster one up to here (decision 009) */
+#define ZCOPY_MIN (64 * 1024) /* with writes pending, from here still a zero-copy UCX put/get (017) */
+#define REPLY_EAGER_MAX (256 * 1024)   /* eager get replies over TCP (decision 012) */
+#define CLIENT_POLL_YIELD 16           /* over TCP, a yield every so many polls (016) */
+#define SERVER_YIELD_AFTER 16          /* empty polls before a server yields
+                                          between polls (but see decision 016) */
+#define EAGER_WRITE_MAX (256 * 1024) /* a put or accumulate is one eager request up to here (decision 013) */
+#define BATCH_MAX_OP 2048
+#define NB_GEN_MASK 0xfffffu
+
+/* One request in flight: its header, the payload it packs, and what to do
+ * with the reply. */
+typedef struct rop {
+    arm_srv_req_t  req;
+    arm_net_iov_t  iov[2];     /* payload description, alive until sent    */
+    arm_net_comp_t send;       /* local completion of the request's send   */
+    arm_net_comp_t recv;       /* rendezvous receive of the reply payload  */
+    int            busy;
+    int            want_reply;
+    volatile int   replied;
+    int64_t        value;
+    int32_t        status;
+    int            node;
+    void          *dst;        /* GET: the user's buffer                   */
+    char          *buf;        /* packed payload / reply data (slot_size)  */
+    arm_srv_seg_t *tab;        /* segment table (slot_size / 16 entries)   */
+    char         **lptr;       /* GETSEG: where each segment lands locally */
+    size_t         data_len;
+    int            nseg;
+    unsigned       am_flags;   /* ARM_NET_AM_* for the request's send      */
+    int            nb;         /* non-blocking get it belongs to, or -1    */
+    const char    *call;       /* the ARMCI call, for errors found later   */
+} rop_t;
+
+typedef struct remote_alloc {
+    uint64_t *node_base;        /* node -> segment base at its server       */
+    uint64_t  my_srv_base;      /* creator: base at this node's server      */
+    char     *rkey_bytes;       /* creator: packed key from the server      */
+    size_t    rkey_len;
+    char    **node_rkey;        /* node -> packed key (RMA path only)       */
+    size_t   *node_rkey_len;
+    arm_net_rkey_t **rkeys;     /* node -> unpacked key, made on first use  */
+} remote_alloc_t;
+
+/* The client's state: one per process. */
+typedef struct arm_remote_ctx {
+    int active;                 /* more than one node                       */
+    arm_net_t *net;
+    arm_net_worker_t *w;
+    arm_server_t *server;
+    arm_shm_mutex_t **acc_locks; /* rank -> accumulate lock, for the server */
+    int rma_native, amo_native;
+    int use_rma, use_amo;
+    size_t clean_get_max;       /* gets up to this size use UCX's get when clean */
+    unsigned char *zcopy;       /* node -> UCX's put/get are zero-copy (017) */
+    int tcp;                    /* TCP carries the traffic, RMA is emulated  */
+    size_t reply_eager_max;     /* servers' get replies up to this go eagerly */
+    int clean_amo;              /* atomics use UCX's when clean              */
+    char tls[128];
+    size_t slot_size;
+    int spins;
+    int depth;                  /* chunks of one transfer in flight (<= OP_POOL / 2) */
+    int *credits;               /* node -> credits held                     */
+    unsigned char *srv_dirty;   /* node -> writes sent since the last fence */
+    unsigned char *rma_dirty;   /* node -> RMA writes not flushed           */
+    int *dirty_list, ndirty;
+    rop_t *batch;               /* small puts/accs held for one node        */
+    int batch_node;
+    size_t batch_used;
+    rop_t ops[OP_POOL];
+    int free_ops[OP_POOL], nfree;
+    uint64_t gen;
+    /* Non-blocking gets: each ARMCI_NbGet* call owns one entry while its
+     * requests are outstanding; they complete on their own as replies
+     * arrive, so an entry is free again once live drops to 0. */
+    struct {
+        uint32_t gen;
+        int live;               /* requests still outstanding               */
+        int proc;               /* target, for ARMCI_WaitProc               */
+    } nb[NB_MAX];
+    int nb_cur;                 /* entry + 1 of the call under way, else 0  */
+    int nb_next;
+} arm_remote_ctx_t;
+
+extern arm_remote_ctx_t arm_rc;
+
+#define COUNT(op, path, n)                          \
+    do {                                            \
+        arm_core.stats.ops[op][path]++;             \
+        arm_core.stats.bytes[op][path] += (n);      \
+    } while (0)
+
+/* remote_wait.c */
+int arm_rem_wait_step(int *idle, double *since, int sleep_ms);
+void arm_rem_wait_on(const volatile int *v, int until_zero, const char *call, int node,
+                     int bounded);
+void arm_rem_wait_sent(rop_t *op);
+void arm_rem_rma_complete(const char *call, arm_status_t st, arm_net_comp_t *c,
+                          const char *what, int proc);
+
+/* remote_pool.c */
+void arm_rem_op_release(rop_t *op);
+void arm_rem_maybe_release(rop_t *op);
+void arm_rem_send_done(arm_net_comp_t *c);
+rop_t *arm_rem_op_get(int node);
+rop_t *arm_rem_op_new(int kind, int proc, uint64_t raddr, size_t len);
+void arm_rem_take_credit(int node);
+int arm_rem_op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_t iovcnt,
+                    int want_reply, int detach);
+void arm_rem_op_send_whole(const char *call, rop_t *op, const void *src, size_t n,
+                           unsigned flags);
+void arm_rem_op_finish(const char *call, rop_t *op);
+
+/* remote_nb.c */
+void arm_rem_nb_attach(const char *call, rop_t *op);
+
+/* remote_batch.c */
+void arm_rem_batch_send(const char *call, int with_fence);
+void arm_rem_batch_add(const char *call, int kind, int type, const void *scale,
+                       const void *src, size_t n, uint64_t raddr, int proc);
+
+/* remote_reply.c */
+arm_status_t arm_rem_on_reply(void *arg, const arm_net_am_msg_t *msg);
+
+/* remote_alloc.c */
+void arm_rem_release_rkeys(remote_alloc_t *ra);
+arm_net_rkey_t *arm_rem_rkey_for(const char *call, const arm_slice_t *s, int node);
+
+/* remote_fence.c */
+void arm_rem_mark_dirty(int node, unsigned char *flags);
+int arm_rem_contig_via_rma(int node, size_t n, int get);
+void arm_rem_order_paths(int node, int via_rma);
+
+/* proto/proto_seg.c: segmented requests (accumulate, strided, vector). */
+typedef struct seg_builder {
+    const char *call;
+    int kind;            /* ARM_SRV_PUTSEG, _ACCSEG, _GETSEG */
+    int proc, node;
+    int type;
+    size_t elem;
+    const void *scale;
+    rop_t *cur;
+    rop_t *gets[OP_POOL / 2];
+    int ngets;
+    size_t bytes;
+} seg_builder_t;
+
+void arm_rem_sb_init(seg_builder_t *b, const char *call, int kind, int type,
+                     const void *scale, int proc);
+void arm_rem_sb_add(seg_builder_t *b, char *local, uint64_t raddr, size_t len);
+void arm_rem_sb_done(seg_builder_t *b, int op_family);
+
+#endif

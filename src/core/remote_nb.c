@@ -1,0 +1,86 @@
+/* Non-blocking gets (decision 011). */
+#define _POSIX_C_SOURCE 200809L
+#include "arm_build_config.h"
+#if ARMADA_HAVE_UCX
+#include <stdlib.h>
+#include <string.h>
+#include "core/remote_int.h"
+
+/* Hands op to the non-blocking get under way: it completes, and returns to
+ * the pool, on its own. */
+void arm_rem_nb_attach(const char *call, rop_t *op)
+{
+    int i = arm_rc.nb_cur - 1;
+    op->nb = i;
+    op->call = call;
+    arm_rc.nb[i].live++;
+    arm_rc.nb[i].proc = op->req.target;
+    op->busy = 2;
+    arm_rem_maybe_release(op);
+}
+
+/* ---- non-blocking gets -------------------------------------------------------------
+ * A token names one call's entry and its generation, so a handle waited on
+ * after its entry was reused reads as complete (it was). */
+
+void arm_remote_nb_begin(void)
+{
+    if (!arm_rc.active)
+        return;
+    int i = arm_rc.nb_next;
+    while (arm_rc.nb[i].live)          /* at most OP_POOL entries are live */
+        i = (i + 1) % NB_MAX;
+    arm_rc.nb_next = (i + 1) % NB_MAX;
+    arm_rc.nb[i].gen++;
+    arm_rc.nb[i].proc = -1;
+    arm_rc.nb_cur = i + 1;
+}
+
+int arm_remote_nb_end(void)
+{
+    int i = arm_rc.nb_cur - 1;
+    arm_rc.nb_cur = 0;
+    if (i < 0 || !arm_rc.nb[i].live)
+        return 0;
+    return 1 + i + NB_MAX * (int)(arm_rc.nb[i].gen & NB_GEN_MASK);
+}
+
+static int nb_entry(int token)
+{
+    int i = (token - 1) % NB_MAX;
+    unsigned gen = (unsigned)(token - 1) / NB_MAX;
+    return arm_rc.active && arm_rc.nb[i].live && (arm_rc.nb[i].gen & NB_GEN_MASK) == gen ? i : -1;
+}
+
+int arm_remote_nb_outstanding(void)
+{
+    int n = 0;
+    for (int i = 0; arm_rc.active && i < NB_MAX; i++)
+        n += arm_rc.nb[i].live;
+    return n;
+}
+
+/* token 0: every outstanding get. */
+int arm_remote_nb_test(int token)
+{
+    if (token ? nb_entry(token) >= 0 : arm_remote_nb_outstanding() > 0)
+        arm_net_progress(arm_rc.w);
+    return token ? nb_entry(token) < 0 : arm_remote_nb_outstanding() == 0;
+}
+
+void arm_remote_nb_wait(const char *call, int token)
+{
+    int i = nb_entry(token);
+    if (i >= 0)
+        arm_rem_wait_on(&arm_rc.nb[i].live, 1, call, arm_core.node_of[arm_rc.nb[i].proc], 1);
+}
+
+void arm_remote_nb_wait_proc(const char *call, int proc)
+{
+    if (!arm_rc.active)
+        return;
+    for (int i = 0; i < NB_MAX; i++)
+        if (arm_rc.nb[i].live && (proc < 0 || arm_rc.nb[i].proc == proc))
+            arm_rem_wait_on(&arm_rc.nb[i].live, 1, call, arm_core.node_of[arm_rc.nb[i].proc], 1);
+}
+#endif /* ARMADA_HAVE_UCX */

@@ -1,0 +1,153 @@
+/* The request pool and the server credits: a request in flight is an rop_t
+ * from a fixed pool; a request needs a credit of its target node, or the
+ * one sync slot. */
+#define _POSIX_C_SOURCE 200809L
+#include "arm_build_config.h"
+#if ARMADA_HAVE_UCX
+#include <stdlib.h>
+#include <string.h>
+#include "core/remote_int.h"
+
+/* ---- request pool ---------------------------------------------------------------- */
+void arm_rem_op_release(rop_t *op)
+{
+    op->busy = 0;
+    arm_rc.free_ops[arm_rc.nfree++] = (int)(op - arm_rc.ops);
+}
+
+void arm_rem_maybe_release(rop_t *op)
+{
+    if (op->send.pending == 0 && (!op->want_reply || op->replied) && op->busy == 2) {
+        if (op->nb >= 0) {
+            /* A non-blocking get that nobody waits on right now: its errors
+             * stop the program here, naming the call that started it. */
+            if (op->send.status != ARM_OK || op->status != ARM_OK)
+                arm_fatal(op->call, "a non-blocking get from rank %d failed: %s",
+                          op->req.target, arm_status_str(op->send.status != ARM_OK
+                              ? op->send.status : (arm_status_t)op->status));
+            arm_rc.nb[op->nb].live--;
+        }
+        arm_rem_op_release(op);
+    }
+}
+
+void arm_rem_send_done(arm_net_comp_t *c)
+{
+    arm_rem_maybe_release(c->arg);
+}
+
+rop_t *arm_rem_op_get(int node)
+{
+    int idle = 0;
+    double since = 0.0;
+    while (arm_rc.nfree == 0)
+        arm_rem_wait_step(&idle, &since, 10);
+    rop_t *op = &arm_rc.ops[arm_rc.free_ops[--arm_rc.nfree]];
+    op->busy = 1;
+    op->want_reply = 0;
+    op->replied = 0;
+    op->status = ARM_OK;
+    op->node = node;
+    op->nseg = 0;
+    op->data_len = 0;
+    op->am_flags = 0;
+    op->nb = -1;
+    op->call = NULL;
+    memset(&op->req, 0, sizeof op->req);
+    op->req.src = arm_core.me;
+    return op;
+}
+
+/* A request of kind to `len` bytes at raddr (server mapping) of proc. */
+rop_t *arm_rem_op_new(int kind, int proc, uint64_t raddr, size_t len)
+{
+    rop_t *op = arm_rem_op_get(arm_core.node_of[proc]);
+    op->req.op = (uint8_t)kind;
+    op->req.target = proc;
+    op->req.raddr = raddr;
+    op->req.len = (uint32_t)len;
+    return op;
+}
+
+void arm_rem_take_credit(int node)
+{
+    int idle = 0;
+    double since = 0.0;
+    while (arm_rc.credits[node] == 0)
+        arm_rem_wait_step(&idle, &since, 10);
+    arm_rc.credits[node]--;
+}
+
+/* Sends op's request with payload iov. detach: the op frees itself when
+ * done (fire and forget); otherwise the caller waits and releases it.
+ * Returns 1 when a get joined the non-blocking call under way instead: the
+ * caller then neither waits nor releases. */
+int arm_rem_op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_t iovcnt,
+                   int want_reply, int detach)
+{
+    uint8_t kind = op->req.op;
+    int nb = arm_rc.nb_cur && want_reply && !detach && (kind == ARM_SRV_GET || kind == ARM_SRV_GETSEG);
+    /* A blocking request without payload rides the one sync slot: no credit.
+     * A process has one such request outstanding at most (it waits for it). */
+    int sync = !nb && iovcnt == 0 && want_reply &&
+               (kind == ARM_SRV_GET || kind == ARM_SRV_RMW || kind == ARM_SRV_FENCE ||
+                kind == ARM_SRV_LOCK || kind == ARM_SRV_TRYLOCK);
+    if (sync)
+        op->req.op |= ARM_SRV_SYNC;
+    else
+        arm_rem_take_credit(op->node);
+    op->want_reply = want_reply;
+    for (size_t i = 0; i < iovcnt; i++)
+        op->iov[i] = iov[i];
+    if (want_reply)
+        op->req.req_id = ((++arm_rc.gen) << 8) | (uint64_t)(op - arm_rc.ops);
+    arm_net_ep_t *ep = arm_net_server_ep(arm_rc.net, op->node);
+    if (!ep)
+        arm_fatal(call, "no connection to the server of node %d", op->node);
+    arm_net_comp_init(&op->send, arm_rem_send_done, op);
+    /* One buffer goes as a contiguous send (UCX's short and copy protocols);
+     * only a table plus data needs the gather of an iov. */
+    arm_status_t st = iovcnt > 1
+        ? arm_net_am_sendv(ep, ARM_SRV_AM_REQ, &op->req, sizeof op->req, op->iov, iovcnt,
+                           op->am_flags, &op->send)
+        : arm_net_am_send(ep, ARM_SRV_AM_REQ, &op->req, sizeof op->req,
+                          iovcnt ? op->iov[0].buf : NULL, iovcnt ? op->iov[0].len : 0,
+                          op->am_flags, &op->send);
+    if (st != ARM_OK && st != ARM_INPROGRESS)
+        arm_fatal(call, "sending a request to node %d failed: %s", op->node,
+                  arm_status_str(st));
+    if (nb) {
+        arm_rem_nb_attach(call, op);
+        return 1;
+    }
+    if (detach) {
+        op->busy = 2;
+        arm_rem_maybe_release(op);
+    }
+    return 0;
+}
+
+/* Sends op's request (header filled) with n bytes at src as its one payload,
+ * by the protocol flags choose (0: UCX's), and waits until src may be reused. */
+void arm_rem_op_send_whole(const char *call, rop_t *op, const void *src, size_t n,
+                          unsigned flags)
+{
+    op->am_flags = flags;
+    arm_net_iov_t iov = { (void *)src, n };
+    arm_rem_op_send(call, op, &iov, 1, 0, 0);
+    arm_rem_wait_sent(op);
+    arm_rem_op_release(op);
+}
+
+/* Waits for op's reply (and local completion), returns it to the pool. */
+void arm_rem_op_finish(const char *call, rop_t *op)
+{
+    arm_rem_wait_on(&op->replied, 0, call, op->node,
+              (op->req.op & (uint8_t)~ARM_SRV_SYNC) != ARM_SRV_LOCK);
+    arm_rem_wait_sent(op);
+    if (op->status != ARM_OK)
+        arm_fatal(call, "the server of node %d refused the request: %s", op->node,
+                  arm_status_str((arm_status_t)op->status));
+    arm_rem_op_release(op);
+}
+#endif /* ARMADA_HAVE_UCX */
