@@ -16,13 +16,15 @@ typedef struct {
     arm_cfg_type_t type;
     const char *def;
     const char *choices;
+    arm_cfg_cat_t cat;
     const char *help;
     size_t offset;
 } arm_cfg_entry_t;
 
 static const arm_cfg_entry_t cfg_entries[] = {
-#define ARM_CFG_ENTRY(field, name, type, def, choices, help) \
-    { name, ARM_CFG_##type, def, choices, help, offsetof(arm_config_t, field) },
+#define ARM_CFG_ENTRY(field, name, type, def, choices, cat, help) \
+    { name, ARM_CFG_##type, def, choices, ARM_CFG_CAT_##cat, help, \
+      offsetof(arm_config_t, field) },
     ARM_CONFIG_TABLE(ARM_CFG_ENTRY)
 #undef ARM_CFG_ENTRY
 };
@@ -198,16 +200,35 @@ const char *arm_config_value(const char *name, char *buf, size_t len)
     return "?";
 }
 
-void arm_config_print(FILE *out, int with_help)
+const char *arm_config_category_name(arm_cfg_cat_t cat)
 {
+    static const char *const names[ARM_CFG_CAT_COUNT] = {
+        "transport", "server", "topology", "connections", "protocols", "diagnostics"
+    };
+    return (unsigned)cat < ARM_CFG_CAT_COUNT ? names[cat] : "?";
+}
+
+static void print_category(FILE *out, arm_cfg_cat_t cat, int with_help)
+{
+    int header = 0;
     for (size_t i = 0; i < CFG_COUNT; i++) {
         const arm_cfg_entry_t *e = &cfg_entries[i];
+        if (e->cat != cat)
+            continue;
+        if (!header++)
+            fprintf(out, " %s:\n", arm_config_category_name(cat));
         char buf[64];
         const char *val = entry_value(e, buf, sizeof buf);
-        fprintf(out, "  ARMADA_%-16s = %-10s (%s%s%s, default %s)\n", e->name, val,
+        fprintf(out, "  ARMADA_%-18s = %-10s (%s%s%s, default %s)\n", e->name, val,
                 type_name(e->type), e->choices ? ": " : "", e->choices ? e->choices : "",
                 e->def);
         if (with_help)
             fprintf(out, "      %s\n", e->help);
     }
+}
+
+void arm_config_print(FILE *out, int with_help)
+{
+    for (int cat = 0; cat < ARM_CFG_CAT_COUNT; cat++)
+        print_category(out, (arm_cfg_cat_t)cat, with_help);
 }

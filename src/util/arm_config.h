@@ -8,8 +8,18 @@
 
 typedef enum { ARM_CFG_BOOL, ARM_CFG_INT, ARM_CFG_SIZE, ARM_CFG_ENUM } arm_cfg_type_t;
 
+/* What a setting is about; armada-info groups the settings by it. */
+typedef enum {
+    ARM_CFG_CAT_TRANSPORT, ARM_CFG_CAT_SERVER, ARM_CFG_CAT_TOPOLOGY,
+    ARM_CFG_CAT_CONNECTIONS, ARM_CFG_CAT_PROTOCOLS, ARM_CFG_CAT_DIAGNOSTICS,
+    ARM_CFG_CAT_COUNT
+} arm_cfg_cat_t;
+
+/* "transport", "server", ... */
+const char *arm_config_category_name(arm_cfg_cat_t cat);
+
 typedef struct arm_config {
-#define ARM_CFG_FIELD(field, name, type, def, choices, help) long field;
+#define ARM_CFG_FIELD(field, name, type, def, choices, cat, help) long field;
     ARM_CONFIG_TABLE(ARM_CFG_FIELD)
 #undef ARM_CFG_FIELD
 } arm_config_t;
@@ -27,7 +37,8 @@ arm_status_t arm_config_load(int warn, int *unknown, char *err, size_t errlen);
 arm_status_t arm_config_parse(arm_cfg_type_t type, const char *choices, const char *text,
                               long *out);
 
-/* Writes "ARMADA_NAME = value  (type, default d)\n    help" for each setting. */
+/* Writes, for each category in turn, a line "category:" and then
+ * "ARMADA_NAME = value  (type, default d)\n    help" for each of its settings. */
 void arm_config_print(FILE *out, int with_help);
 
 /* Name of the current value of an ENUM setting. */

@@ -1,40 +1,72 @@
 /* Every ARMADA_* setting, declared once: X(field, NAME, type, default,
- * choices, help). The struct, the parser, the help text and armada-info's
- * listing are all generated from this list. Types: BOOL, INT, SIZE (accepts
- * k/m/g suffixes), ENUM (index into the '|'-separated choices). */
+ * choices, category, help). The struct, the parser, the help text and
+ * armada-info's listing (grouped by category) are all generated from this
+ * list. Types: BOOL, INT, SIZE (accepts k/m/g suffixes), ENUM (index into
+ * the '|'-separated choices). Categories: TRANSPORT, SERVER, TOPOLOGY,
+ * CONNECTIONS, PROTOCOLS, DIAGNOSTICS (arm_cfg_cat_t). */
 #define ARM_CONFIG_TABLE(X) \
-    X(ppn, "PPN", INT, "0", NULL, \
+    X(ppn, "PPN", INT, "0", NULL, TOPOLOGY, \
       "Processes per virtual node: consecutive ranks are grouped into nodes of this many " \
       "processes. 0 means nodes are the hosts.") \
-    X(log_level, "LOG_LEVEL", ENUM, "warn", "error|warn|info|debug", \
-      "Least severe message printed.") \
-    X(stats, "STATS", BOOL, "0", NULL, \
-      "Print per-path operation and byte counts and server buffer memory at ARMCI_Finalize.") \
-    X(progress, "PROGRESS", ENUM, "hybrid", "poll|block|hybrid", \
-      "How the communication server waits for work: poll, block on the transport's " \
-      "event descriptor, or poll briefly then block.") \
-    X(poll_spins, "POLL_SPINS", INT, "200", NULL, \
-      "In hybrid progress, empty polls before the server blocks.") \
-    X(yield_us, "YIELD_US", INT, "100", NULL, \
-      "A process waiting for a remote operation, after its polls, yields the CPU for up " \
-      "to this many microseconds before it sleeps (0: sleeps at once).") \
-    X(rma_path, "RMA_PATH", ENUM, "auto", "auto|rma|server", \
+    X(shm_limit, "SHM_LIMIT", SIZE, "0", NULL, TOPOLOGY, \
+      "Largest total of shared memory one process may allocate; 0 means no limit.") \
+    X(rma_path, "RMA_PATH", ENUM, "auto", "auto|rma|server", TRANSPORT, \
       "Path of contiguous inter-node put and get: auto picks direct RMA when the transport " \
       "does RMA natively, else the server.") \
-    X(amo_path, "AMO_PATH", ENUM, "auto", "auto|amo|server", \
+    X(amo_path, "AMO_PATH", ENUM, "auto", "auto|amo|server", TRANSPORT, \
       "Path of inter-node fetch-and-add and swap: transport atomics or the server.") \
-    X(aggregate, "AGGREGATE", BOOL, "1", NULL, \
+    X(clean_get_max, "CLEAN_GET_MAX", SIZE, "4k", NULL, TRANSPORT, \
+      "Where the transport emulates RMA, gets up to this size to a node with no writes " \
+      "outstanding use the transport's own get (decision 009); 0: never.") \
+    X(zcopy_min, "ZCOPY_MIN", SIZE, "64k", NULL, TRANSPORT, \
+      "Where a node is reached by a zero-copy transport, puts and gets from this size " \
+      "take it even with server-path writes outstanding (decision 017).") \
+    X(reply_eager_max, "REPLY_EAGER_MAX", SIZE, "256k", NULL, TRANSPORT, \
+      "Over a stream transport (TCP), servers send get replies up to this size eagerly " \
+      "(decision 012); 0: the transport's own choice.") \
+    X(yield_us, "YIELD_US", INT, "100", NULL, TRANSPORT, \
+      "A process waiting for a remote operation, after its polls, yields the CPU for up " \
+      "to this many microseconds before it sleeps (0: sleeps at once).") \
+    X(client_poll_yield, "CLIENT_POLL_YIELD", INT, "16", NULL, TRANSPORT, \
+      "Over a stream transport (TCP), a waiting client yields the CPU once every this " \
+      "many empty polls while it polls (decision 016); 0: never.") \
+    X(progress, "PROGRESS", ENUM, "hybrid", "poll|block|hybrid", SERVER, \
+      "How the communication server waits for work: poll, block on the transport's " \
+      "event descriptor, or poll briefly then block.") \
+    X(poll_spins, "POLL_SPINS", INT, "200", NULL, SERVER, \
+      "In hybrid progress, empty polls before the server blocks.") \
+    X(server_yield_after, "SERVER_YIELD_AFTER", INT, "16", NULL, SERVER, \
+      "Empty polls before a server yields the CPU between polls (on an oversubscribed " \
+      "host over a stream transport it yields from the first, decision 016).") \
+    X(server_slots, "SERVER_SLOTS", INT, "4", NULL, SERVER, \
+      "Request slots (credits) a server keeps for each remote client.") \
+    X(slot_size, "SLOT_SIZE", SIZE, "16k", NULL, SERVER, \
+      "Bytes per server request slot (1k to 1g); larger requests are pipelined in " \
+      "slot-size chunks.") \
+    X(peer_timeout, "PEER_TIMEOUT", INT, "30", NULL, CONNECTIONS, \
+      "Seconds a process waits for an answer from another node (a mutex excepted) before " \
+      "it stops the job naming the call, the rank and its node.") \
+    X(aggregate, "AGGREGATE", BOOL, "1", NULL, PROTOCOLS, \
       "Pack small inter-node puts and accumulates to one node into one request, sent " \
       "at the next fence or other operation (0: send each at once).") \
-    X(server_slots, "SERVER_SLOTS", INT, "4", NULL, \
-      "Request slots (credits) a server keeps for each remote client.") \
-    X(slot_size, "SLOT_SIZE", SIZE, "16k", NULL, \
-      "Bytes per server request slot; larger requests are pipelined in slot-size chunks.") \
-    X(pipeline_depth, "PIPELINE_DEPTH", INT, "4", NULL, \
+    X(batch_max_op, "BATCH_MAX_OP", SIZE, "2k", NULL, PROTOCOLS, \
+      "Largest put or accumulate that is aggregated (also bounded by what fits a slot).") \
+    X(copy_put_max, "COPY_PUT_MAX", SIZE, "4k", NULL, PROTOCOLS, \
+      "Largest put copied into a request buffer and sent without waiting (also bounded " \
+      "by the slot size); larger puts are sent from the source.") \
+    X(eager_write_max, "EAGER_WRITE_MAX", SIZE, "256k", NULL, PROTOCOLS, \
+      "A put (or, over a stream transport, an accumulate) larger than a slot is one eager " \
+      "request up to this size, a rendezvous beyond (decision 013).") \
+    X(pipeline_depth, "PIPELINE_DEPTH", INT, "4", NULL, PROTOCOLS, \
       "Chunks of one large strided or vector transfer kept in flight at once.") \
-    X(peer_timeout, "PEER_TIMEOUT", INT, "30", NULL, \
-      "Seconds without progress from a peer that is known to be gone before aborting.") \
-    X(warn_unfreed, "WARN_UNFREED", BOOL, "1", NULL, \
+    X(log_level, "LOG_LEVEL", ENUM, "warn", "error|warn|info|debug", DIAGNOSTICS, \
+      "Least severe message printed.") \
+    X(stats, "STATS", BOOL, "0", NULL, DIAGNOSTICS, \
+      "Print per-path operation and byte counts and server buffer memory at ARMCI_Finalize.") \
+    X(warn_unfreed, "WARN_UNFREED", BOOL, "1", NULL, DIAGNOSTICS, \
       "Warn at ARMCI_Finalize about allocations the program did not free.") \
-    X(shm_limit, "SHM_LIMIT", SIZE, "0", NULL, \
-      "Largest total of shared memory one process may allocate; 0 means no limit.")
+    X(test_inject, "TEST_INJECT", ENUM, "none", "none|header|oversize|credit|sync|addr|op", \
+      DIAGNOSTICS, \
+      "Test only: the client corrupts one request of a suitable kind so that its server " \
+      "refuses it (short header, payload over a slot, no credit, second sync request, " \
+      "address outside every segment, unknown operation).")

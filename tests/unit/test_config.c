@@ -16,13 +16,15 @@ typedef struct {
     arm_cfg_type_t type;
     const char *def;
     const char *choices;
+    arm_cfg_cat_t cat;
     const char *help;
     size_t offset;
 } entry_t;
 
 static const entry_t entries[] = {
-#define X(field, name, type, def, choices, help) \
-    { name, ARM_CFG_##type, def, choices, help, offsetof(arm_config_t, field) },
+#define X(field, name, type, def, choices, cat, help) \
+    { name, ARM_CFG_##type, def, choices, ARM_CFG_CAT_##cat, help, \
+      offsetof(arm_config_t, field) },
     ARM_CONFIG_TABLE(X)
 #undef X
 };
@@ -229,6 +231,21 @@ static void test_defaults(void)
           arm_config.log_level);
     CHECK(arm_config.warn_unfreed == 1, "warn_unfreed default %ld", arm_config.warn_unfreed);
     CHECK(arm_config.shm_limit == 0, "shm_limit default %ld", arm_config.shm_limit);
+    CHECK(arm_config.batch_max_op == 2048 && arm_config.copy_put_max == 4096 &&
+          arm_config.clean_get_max == 4096 && arm_config.zcopy_min == 65536 &&
+          arm_config.eager_write_max == 262144 && arm_config.reply_eager_max == 262144,
+          "protocol thresholds: batch %ld copy-put %ld clean-get %ld zcopy %ld eager-write "
+          "%ld reply-eager %ld", arm_config.batch_max_op, arm_config.copy_put_max,
+          arm_config.clean_get_max, arm_config.zcopy_min, arm_config.eager_write_max,
+          arm_config.reply_eager_max);
+    CHECK(arm_config.test_inject == 0, "test_inject default %ld", arm_config.test_inject);
+    for (size_t i = 0; i < N_ENTRIES; i++)
+        CHECK((unsigned)entries[i].cat < ARM_CFG_CAT_COUNT &&
+              strcmp(arm_config_category_name(entries[i].cat), "?") != 0,
+              "ARMADA_%s has no category", entries[i].name);
+    CHECK(strcmp(arm_config_category_name(ARM_CFG_CAT_DIAGNOSTICS), "diagnostics") == 0 &&
+          strcmp(arm_config_category_name(ARM_CFG_CAT_COUNT), "?") == 0,
+          "category names");
     /* Names are distinct. */
     for (size_t i = 0; i < N_ENTRIES; i++)
         for (size_t j = i + 1; j < N_ENTRIES; j++)
@@ -362,8 +379,40 @@ static void test_print(void)
         int lines = 0;
         for (size_t i = 0; i < len; i++)
             lines += text[i] == '\n';
-        CHECK(lines == (int)N_ENTRIES * (with_help ? 2 : 1), "with_help=%d: %d lines for %zu "
-              "settings", with_help, lines, N_ENTRIES);
+        int ncat = 0;
+        for (int cat = 0; cat < ARM_CFG_CAT_COUNT; cat++) {
+            int used = 0;
+            for (size_t i = 0; i < N_ENTRIES; i++)
+                used |= entries[i].cat == (arm_cfg_cat_t)cat;
+            ncat += used;
+        }
+        CHECK(lines == (int)N_ENTRIES * (with_help ? 2 : 1) + ncat, "with_help=%d: %d lines "
+              "for %zu settings in %d categories", with_help, lines, N_ENTRIES, ncat);
+        /* Each setting is listed under its category's heading (a line with
+         * one leading space), every setting once. */
+        char heading[32] = "";
+        int listed[64] = { 0 };
+        for (char *line = text; line && *line;) {
+            char *eol = strchr(line, '\n');
+            size_t ll = eol ? (size_t)(eol - line) : strlen(line);
+            if (ll > 2 && line[0] == ' ' && line[1] != ' ' && ll < sizeof heading) {
+                memcpy(heading, line + 1, ll - 2);      /* " name:" */
+                heading[ll - 2] = '\0';
+            }
+            for (size_t i = 0; i < N_ENTRIES && i < 64; i++) {
+                char var[64];
+                snprintf(var, sizeof var, "  ARMADA_%s ", entries[i].name);
+                if (strncmp(line, var, strlen(var)) != 0)
+                    continue;
+                listed[i]++;
+                CHECK(strcmp(heading, arm_config_category_name(entries[i].cat)) == 0,
+                      "ARMADA_%s is listed under '%s', not '%s'", entries[i].name, heading,
+                      arm_config_category_name(entries[i].cat));
+            }
+            line = eol ? eol + 1 : NULL;
+        }
+        for (size_t i = 0; i < N_ENTRIES && i < 64; i++)
+            CHECK(listed[i] == 1, "ARMADA_%s listed %d times", entries[i].name, listed[i]);
         for (size_t i = 0; i < N_ENTRIES; i++) {
             char var[64];
             snprintf(var, sizeof var, "ARMADA_%s ", entries[i].name);
