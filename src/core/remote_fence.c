@@ -63,22 +63,6 @@ void arm_remote_fence_all(void)
         fence_node(arm_rc.dirty_list[--arm_rc.ndirty]);
 }
 
-/* The path of a contiguous put or get of n bytes to node: direct RMA (1)
- * or the node's server (0). Forced or native RMA takes everything; where
- * RMA is emulated, a small clean get takes UCX's get (decision 009), and
- * where UCX has a zero-copy transport to the node, clean gets and clean
- * puts too large to aggregate take it, and with writes outstanding those
- * of ZCOPY_MIN bytes or more (decision 017). */
-int arm_rem_contig_via_rma(int node, size_t n, int get)
-{
-    if (arm_rc.use_rma)
-        return 1;
-    int clean = !arm_rc.srv_dirty[node];
-    if (get && clean && n <= arm_rc.clean_get_max)
-        return 1;
-    return arm_rc.zcopy[node] && (n >= ZCOPY_MIN || (clean && (get || n > BATCH_MAX_OP)));
-}
-
 /* Location consistency: an operation sees, and lands after, this process's
  * earlier writes to the node whichever path they took. The server path is
  * ordered within itself (requests are served in order per client) and so is

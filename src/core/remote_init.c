@@ -1,16 +1,8 @@
-/* The inter-node path over the net (UCX) and server layers.
- *
- * Path per family, decided here once at start-up (and forced by settings):
- * contiguous put/get go by direct RMA when the transport does RMA natively,
- * else to the target node's server; read-modify-write uses transport atomics
- * only when they are native and ARMADA_AMO_PATH=amo asks for them (CPU
- * atomics of same-node processes are not atomic with a NIC's); accumulate,
- * strided, vector, mutexes and fences always go to the server. A request
- * carries one slot's payload, except a contiguous put (and, over TCP, an
- * accumulate) bigger than a slot, which is one request (decision 013);
- * other bigger transfers are pipelined in slot-size chunks, as many in
- * flight as the client holds credits. Non-blocking gets stay in flight
- * until waited on (decision 011). */
+/* Bring-up and tear-down of the inter-node path: the net (UCX) layer, the
+ * client's request buffers, this node's communication server (on its
+ * leader), and armada-info's description. The path of each operation is
+ * chosen per operation by arm_path_choose (arm_path.c) from the target
+ * node's capability bits; the protocols are in src/core/proto/. */
 #define _POSIX_C_SOURCE 200809L
 #include "arm_build_config.h"
 #if ARMADA_HAVE_UCX
@@ -19,7 +11,6 @@
 #include "core/remote_int.h"
 
 arm_remote_ctx_t arm_rc;
-
 
 static int mpi_allgather(void *ctx, const void *send, void *recv, size_t len)
 {
@@ -43,10 +34,153 @@ static int mpi_ibarrier_test(void *ctx)
     return done;
 }
 
+/* The request buffers: every size derives from the slot size in force. */
+static arm_status_t alloc_state(const arm_core_t *c)
+{
+    size_t nn = (size_t)c->nnodes;
+    arm_rc.credits = calloc(nn, sizeof *arm_rc.credits);
+    arm_rc.srv_dirty = calloc(nn, 1);
+    arm_rc.rma_dirty = calloc(nn, 1);
+    arm_rc.dirty_list = calloc(nn, sizeof *arm_rc.dirty_list);
+    arm_rc.node_caps = calloc(nn, sizeof *arm_rc.node_caps);
+    if (!arm_rc.credits || !arm_rc.srv_dirty || !arm_rc.rma_dirty || !arm_rc.dirty_list ||
+        !arm_rc.node_caps)
+        return ARM_ERR_NO_MEMORY;
+    int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
+    for (int n = 0; n < c->nnodes; n++)
+        arm_rc.credits[n] = slots;
+    size_t maxseg = arm_rc.slot_size / sizeof(arm_srv_seg_t);
+    for (int i = 0; i < OP_POOL; i++) {
+        rop_t *op = &arm_rc.ops[i];
+        op->buf = malloc(arm_rc.slot_size);
+        op->tab = malloc(maxseg * sizeof *op->tab);
+        op->lptr = malloc(maxseg * sizeof *op->lptr);
+        if (!op->buf || !op->tab || !op->lptr)
+            return ARM_ERR_NO_MEMORY;
+        arm_rc.free_ops[i] = OP_POOL - 1 - i;
+    }
+    arm_rc.nfree = OP_POOL;
+    arm_rc.inject = (int)arm_config.test_inject;
+    if (arm_rc.inject && !(arm_rc.inject_buf = calloc(2, arm_rc.slot_size)))
+        return ARM_ERR_NO_MEMORY;
+    return ARM_OK;
+}
+
+/* A slot holds a request's payload, a reply's data and a packed memory key
+ * (a few hundred bytes); the request header says its length in 32 bits. */
+#define SLOT_MIN 1024
+#define SLOT_MAX (1L << 30)
+
+static void check_settings(void)
+{
+    if (arm_config.slot_size < SLOT_MIN || arm_config.slot_size > SLOT_MAX)
+        arm_fatal("ARMCI_Init", "setting ARMADA_SLOT_SIZE=%ld cannot work: a server request "
+                  "slot must hold from %d bytes (1k) to %ld bytes (1g)", arm_config.slot_size,
+                  SLOT_MIN, SLOT_MAX);
+    if (arm_config.pipeline_depth < 1)
+        arm_fatal("ARMCI_Init", "setting ARMADA_PIPELINE_DEPTH=%ld cannot work: at least one "
+                  "chunk must be in flight", arm_config.pipeline_depth);
+    if (arm_config.eager_write_max > SLOT_MAX)
+        arm_fatal("ARMCI_Init", "setting ARMADA_EAGER_WRITE_MAX=%ld is over 1g, the largest "
+                  "eager request", arm_config.eager_write_max);
+}
+
+/* Which transports reach the other nodes: a node reached over a stream
+ * (TCP) makes every wait yield sooner and the servers reply eagerly. */
+static void read_caps(const arm_core_t *c)
+{
+    unsigned all = 0;
+    arm_net_caps(arm_rc.net, &all, arm_rc.tls, sizeof arm_rc.tls);
+    for (int n = 0; n < c->nnodes; n++)
+        if (n != c->my_node) {
+            unsigned caps = arm_rem_caps(n);
+            arm_rc.stream |= (caps & ARM_NET_CAP_STREAM) && !(caps & ARM_NET_CAP_RMA_NATIVE);
+        }
+}
+
+/* How waiting processes and the servers spend idle time. A waiting client
+ * polls long only when the host has a core for it; on an oversubscribed
+ * host it polls a few times and then yields the CPU (decision 014) to the
+ * servers, which are then the bottleneck, before it sleeps. Over a stream
+ * transport each poll is a system call, no cheaper than a yield: on an
+ * oversubscribed host clients and servers yield from their first empty poll
+ * (decision 016); with a core per process the client still yields every
+ * CLIENT_POLL_YIELD polls, so that a server the scheduler stacked with it
+ * runs within microseconds. Returns the servers' yield-after count. */
+static int set_waiting(const arm_core_t *c)
+{
+    int busy_host = c->host_size > c->host_cores;
+    arm_rc.spins = !busy_host ? (int)arm_config.poll_spins : arm_rc.stream ? 1 : 8;
+    arm_net_set_yield(arm_rc.w, (int)arm_config.yield_us,
+                      arm_rc.stream ? (int)arm_config.client_poll_yield : 0);
+    return busy_host && arm_rc.stream ? 0 : (int)arm_config.server_yield_after;
+}
+
+static arm_status_t start_server(arm_core_t *c, int server_yield_after)
+{
+    arm_shm_mutex_t **locks = arm_rc.acc_locks = calloc((size_t)c->nproc, sizeof *locks);
+    if (!locks)
+        return ARM_ERR_NO_MEMORY;
+    for (int r = 0; r < c->nproc; r++)
+        if (c->ctl[r])
+            locks[r] = &c->ctl[r]->acc_lock;
+    /* Over a stream a rendezvous costs two more round trips than it saves
+     * below a few hundred KiB: the servers send get replies eagerly up to
+     * REPLY_EAGER_MAX (decision 012); elsewhere UCX keeps its choice. */
+    size_t reply_eager = arm_rc.stream ? (size_t)arm_config.reply_eager_max : 0;
+    int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
+    arm_server_params_t sp = { arm_rc.net, c->nproc, c->my_node, locks, slots,
+                               arm_rc.slot_size, (int)arm_config.progress,
+                               (int)arm_config.poll_spins, server_yield_after, reply_eager };
+    arm_status_t st = arm_server_start(&sp, &arm_rc.server);
+    if (st != ARM_OK)
+        return st;
+    arm_server_stats_t ss;
+    arm_server_get_stats(arm_rc.server, &ss);
+    c->stats.server_buffer_bytes = ss.buffer_bytes;
+    return ARM_OK;
+}
+
+static void log_paths(const arm_core_t *c, int server_yield_after)
+{
+    char progress[16];
+    arm_path_settings_t *ps = &arm_rc.ps;
+    for (int n = 0; n < c->nnodes && n < 4; n++) {
+        if (n == c->my_node)
+            continue;
+        unsigned caps = arm_rem_caps(n);
+        arm_log(ARM_LOG_WARN, "remote", "node %d (%s%s%s%s): put 8 B %s, 64 KiB %s; get 8 B "
+                "%s, 64 KiB %s; acc 64 KiB %s; rmw %s", n,
+                caps & ARM_NET_CAP_RMA_NATIVE ? "rma " : "",
+                caps & ARM_NET_CAP_AMO_NATIVE ? "amo " : "",
+                caps & ARM_NET_CAP_RMA_ZCOPY ? "zcopy " : "",
+                caps & ARM_NET_CAP_STREAM ? "stream" : "",
+                arm_proto_name(arm_path_choose(ARM_FAM_PUT, 8, caps, 0, ps).proto),
+                arm_proto_name(arm_path_choose(ARM_FAM_PUT, 65536, caps, 0, ps).proto),
+                arm_proto_name(arm_path_choose(ARM_FAM_GET, 8, caps, 0, ps).proto),
+                arm_proto_name(arm_path_choose(ARM_FAM_GET, 65536, caps, 0, ps).proto),
+                arm_proto_name(arm_path_choose(ARM_FAM_ACC, 65536, caps, 0, ps).proto),
+                arm_proto_name(arm_path_choose(ARM_FAM_RMW, 8, caps, 0, ps).proto));
+    }
+    arm_log(ARM_LOG_WARN, "remote", "transports %s; waiting: %d processes on %d cores of this "
+            "host%s; a waiting client polls %d times, yields up to %ld us, then sleeps; "
+            "servers (progress %s) yield after %d empty polls", arm_rc.tls, c->host_size,
+            c->host_cores, c->host_size > c->host_cores ? " (oversubscribed)" : "",
+            arm_rc.spins, (long)arm_config.yield_us,
+            arm_config_value("PROGRESS", progress, sizeof progress), server_yield_after);
+}
+
+_Static_assert((unsigned)ARM_NET_CAP_RMA_NATIVE == (unsigned)ARM_PATH_CAP_RMA_NATIVE &&
+               (unsigned)ARM_NET_CAP_AMO_NATIVE == (unsigned)ARM_PATH_CAP_AMO_NATIVE &&
+               (unsigned)ARM_NET_CAP_RMA_ZCOPY == (unsigned)ARM_PATH_CAP_RMA_ZCOPY &&
+               (unsigned)ARM_NET_CAP_STREAM == (unsigned)ARM_PATH_CAP_STREAM,
+               "the path reads the net's bits");
+
 arm_status_t arm_remote_init(arm_core_t *c)
 {
     if (c->nnodes == 1)
         return ARM_OK;
+    check_settings();
     arm_net_params_t np;
     arm_net_params_init(&np);
     np.nproc = c->nproc;
@@ -63,130 +197,24 @@ arm_status_t arm_remote_init(arm_core_t *c)
         return st;
     arm_rc.w = arm_net_client_worker(arm_rc.net);
     arm_rc.slot_size = (size_t)arm_config.slot_size;
-    if (arm_rc.slot_size < 1024)
-        arm_rc.slot_size = 1024;
-    arm_rc.depth = arm_config.pipeline_depth < OP_POOL / 2 ? (int)arm_config.pipeline_depth : OP_POOL / 2;
-    arm_rc.credits = calloc((size_t)c->nnodes, sizeof *arm_rc.credits);
-    arm_rc.srv_dirty = calloc((size_t)c->nnodes, 1);
-    arm_rc.rma_dirty = calloc((size_t)c->nnodes, 1);
-    arm_rc.dirty_list = calloc((size_t)c->nnodes, sizeof *arm_rc.dirty_list);
-    arm_rc.zcopy = calloc((size_t)c->nnodes, 1);
-    if (!arm_rc.credits || !arm_rc.srv_dirty || !arm_rc.rma_dirty || !arm_rc.dirty_list || !arm_rc.zcopy)
-        return ARM_ERR_NO_MEMORY;
-    int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
-    for (int n = 0; n < c->nnodes; n++)
-        arm_rc.credits[n] = slots;
-    size_t maxseg = arm_rc.slot_size / sizeof(arm_srv_seg_t);
-    for (int i = 0; i < OP_POOL; i++) {
-        rop_t *op = &arm_rc.ops[i];
-        op->buf = malloc(arm_rc.slot_size);
-        op->tab = malloc(maxseg * sizeof *op->tab);
-        op->lptr = malloc(maxseg * sizeof *op->lptr);
-        if (!op->buf || !op->tab || !op->lptr)
-            return ARM_ERR_NO_MEMORY;
-        arm_rc.free_ops[i] = OP_POOL - 1 - i;
-    }
-    arm_rc.nfree = OP_POOL;
+    arm_rc.depth = arm_config.pipeline_depth < OP_POOL / 2 ? (int)arm_config.pipeline_depth
+                                                           : OP_POOL / 2;
+    arm_path_settings_init(&arm_rc.ps, arm_rc.slot_size, sizeof(arm_srv_batch_ent_t));
+    if ((st = alloc_state(c)) != ARM_OK)
+        return st;
     st = arm_net_am_set_handler(arm_rc.w, ARM_SRV_AM_REP, arm_rem_on_reply, NULL);
     if (st != ARM_OK)
         return st;
-    unsigned caps = 0;
-    arm_net_caps(arm_rc.net, &caps, arm_rc.tls, sizeof arm_rc.tls);
-    arm_rc.rma_native = (caps & ARM_NET_CAP_RMA_NATIVE) != 0;
-    arm_rc.amo_native = (caps & ARM_NET_CAP_AMO_NATIVE) != 0;
-    /* Over TCP a rendezvous costs two more round trips than it saves below
-     * a few hundred KiB: the servers send get replies up to 256 KiB eagerly
-     * (decision 012). Shared-memory and RDMA transports keep UCX's choice. */
-    arm_rc.tcp = !arm_rc.rma_native && strstr(arm_rc.tls, "tcp") != NULL;
-    arm_rc.reply_eager_max = arm_rc.tcp ? REPLY_EAGER_MAX : 0;
-    /* A waiting client polls long only when the host has a core for it; on
-     * an oversubscribed host it polls a few times and then yields the CPU
-     * (decision 014) to the servers, which are then the bottleneck, before
-     * it sleeps. Over TCP each poll is an epoll_wait system call, no cheaper
-     * than a yield: on an oversubscribed host clients and servers yield from
-     * their first empty poll (decision 016), so that the other processes of
-     * the core send their requests meanwhile instead of waiting for the end
-     * of a poller's time slice. */
-    int busy_host = c->host_size > c->host_cores;
-    arm_rc.spins = !busy_host ? (int)arm_config.poll_spins : arm_rc.tcp ? 1 : 8;
-    int server_yield_after = busy_host && arm_rc.tcp ? 0 : SERVER_YIELD_AFTER;
-    /* Where a core per process leaves the client polling long, over TCP it
-     * still yields every 16 polls: when the scheduler stacks it with the
-     * server it waits for, that server runs within microseconds instead of
-     * at the end of the client's time slice (decision 016). */
-    arm_net_set_yield(arm_rc.w, (int)arm_config.yield_us, arm_rc.tcp ? CLIENT_POLL_YIELD : 0);
-    if (arm_net_is_leader(arm_rc.net)) {
-        arm_shm_mutex_t **locks = arm_rc.acc_locks = calloc((size_t)c->nproc, sizeof *locks);
-        if (!locks)
-            return ARM_ERR_NO_MEMORY;
-        for (int r = 0; r < c->nproc; r++)
-            if (c->ctl[r])
-                locks[r] = &c->ctl[r]->acc_lock;
-        arm_server_params_t sp = { arm_rc.net, c->nproc, c->my_node, locks, slots, arm_rc.slot_size,
-                                   (int)arm_config.progress, (int)arm_config.poll_spins,
-                                   server_yield_after, arm_rc.reply_eager_max };
-        st = arm_server_start(&sp, &arm_rc.server);
-        if (st != ARM_OK)
-            return st;
-        arm_server_stats_t ss;
-        arm_server_get_stats(arm_rc.server, &ss);
-        c->stats.server_buffer_bytes = ss.buffer_bytes;
-    }
-    /* auto|rma|server and auto|amo|server */
-    arm_rc.use_rma = arm_config.rma_path == 1 || (arm_config.rma_path == 0 && arm_rc.rma_native);
-    arm_rc.use_amo = arm_config.amo_path == 1;
-    /* Where UCX emulates RMA and atomics, its own handler on the server's
-     * worker answers a small get or an atomic a little sooner than our
-     * request dispatch does (decision 009). It is used only for reads to a
-     * node with no server-path writes outstanding, which would otherwise
-     * need a fence first; with writes outstanding the read goes to the
-     * server, queued behind them. Emulated atomics are done with CPU atomics
-     * by the target's worker, so they stay atomic with same-node ones;
-     * native (NIC) atomics are not, and are used only when forced. */
-    arm_rc.clean_get_max = !arm_rc.use_rma && !arm_rc.rma_native && arm_config.rma_path == 0 ? CLEAN_GET_MAX : 0;
-    arm_rc.clean_amo = !arm_rc.use_amo && !arm_rc.amo_native && arm_config.amo_path == 0;
-    /* Where UCX reaches a node with a zero-copy transport (cma between the
-     * processes of one host) but emulates small RMA, its put and get of
-     * more than a few KiB are a single copy to or from the target's memory:
-     * 1.2-2x faster than a request to the server (decision 017). Gets of
-     * any size and puts too large to be aggregated take them when no
-     * server-path writes to the node are outstanding; with writes
-     * outstanding, those of 64 KiB or more, after completing the writes,
-     * and smaller ones go behind them to the server. */
-    int nzcopy = 0;
-    for (int n = 0; n < c->nnodes && !arm_rc.use_rma && arm_config.rma_path == 0; n++) {
-        arm_net_ep_t *ep = arm_net_server_ep(arm_rc.net, n);
-        unsigned nc = 0;
-        if (n != c->my_node && ep && arm_net_ep_caps(ep, &nc, NULL, 0) == ARM_OK &&
-            (nc & ARM_NET_CAP_RMA_ZCOPY)) {
-            arm_rc.zcopy[n] = 1;
-            nzcopy++;
-        }
-    }
+    read_caps(c);
+    int server_yield_after = set_waiting(c);
+    if (arm_net_is_leader(arm_rc.net) && (st = start_server(c, server_yield_after)) != ARM_OK)
+        return st;
     arm_net_stats_t ns;
     arm_net_get_stats(arm_rc.net, &ns);
     c->stats.endpoints = ns.eps_to_server + ns.eps_to_client;
     arm_rc.active = 1;
-    if (arm_config.stats && c->me == 0) {
-        arm_log(ARM_LOG_WARN, "remote", "inter-node paths: contiguous=%s%s%s%s atomics=%s "
-                "(transports %s; rma %s, amo %s)", arm_rc.use_rma ? "rma" : "server",
-                arm_rc.clean_get_max ? " (small gets: UCX get when no writes are pending)" : "",
-                nzcopy ? " (larger puts and gets: UCX zero-copy put/get when no writes "
-                         "are pending, and from 64 KiB)" : "",
-                arm_rc.reply_eager_max ? " (get replies eager up to 256 KiB)" : "",
-                arm_rc.use_amo ? "amo" : arm_rc.clean_amo ? "amo when no writes are pending, else server"
-                : "server", arm_rc.tls, arm_rc.rma_native ? "native" : "emulated",
-                arm_rc.amo_native ? "native" : "emulated");
-        char every[40] = "", progress[16];
-        if (arm_rc.tcp && arm_rc.spins > CLIENT_POLL_YIELD)
-            snprintf(every, sizeof every, " (yielding every %d)", CLIENT_POLL_YIELD);
-        arm_log(ARM_LOG_WARN, "remote", "waiting: %d processes on %d cores of this host%s; "
-                "a waiting client polls %d times%s, yields up to %ld us, then sleeps; servers "
-                "(progress %s) yield after %d empty polls", c->host_size, c->host_cores,
-                busy_host ? " (oversubscribed)" : "", arm_rc.spins, every,
-                (long)arm_config.yield_us, arm_config_value("PROGRESS", progress, sizeof progress),
-                server_yield_after);
-    }
+    if (arm_config.stats && c->me == 0)
+        log_paths(c, server_yield_after);
     return ARM_OK;
 }
 
@@ -226,7 +254,8 @@ void arm_remote_finalize(arm_core_t *c)
     }
     free(arm_rc.credits);
     free(arm_rc.srv_dirty);
-    free(arm_rc.zcopy);
+    free(arm_rc.node_caps);
+    free(arm_rc.inject_buf);
     free(arm_rc.rma_dirty);
     free(arm_rc.dirty_list);
     memset(&arm_rc, 0, sizeof arm_rc);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "core/arm_remote.h"
 #include "core/arm_remote_info.h"
+#include "core/arm_path.h"
 #include "net/arm_net.h"
 #include "server/arm_server.h"
 #include "server/arm_srv_proto.h"
@@ -19,14 +20,7 @@
 
 #define OP_POOL 32
 #define NB_MAX 64            /* non-blocking gets outstanding (> OP_POOL: one is always free) */
-#define CLEAN_GET_MAX 4096   /* UCX's emulated get is the faster one up to here (decision 009) */
-#define ZCOPY_MIN (64 * 1024) /* with writes pending, from here still a zero-copy UCX put/get (017) */
-#define REPLY_EAGER_MAX (256 * 1024)   /* eager get replies over TCP (decision 012) */
-#define CLIENT_POLL_YIELD 16           /* over TCP, a yield every so many polls (016) */
-#define SERVER_YIELD_AFTER 16          /* empty polls before a server yields
-                                          between polls (but see decision 016) */
-#define EAGER_WRITE_MAX (256 * 1024) /* a put or accumulate is one eager request up to here (decision 013) */
-#define BATCH_MAX_OP 2048
+#define NOREPLY_RING 1024    /* detached requests remembered for refusals */
 #define NB_GEN_MASK 0xfffffu
 
 /* One request in flight: its header, the payload it packs, and what to do
@@ -70,13 +64,9 @@ typedef struct arm_remote_ctx {
     arm_net_worker_t *w;
     arm_server_t *server;
     arm_shm_mutex_t **acc_locks; /* rank -> accumulate lock, for the server */
-    int rma_native, amo_native;
-    int use_rma, use_amo;
-    size_t clean_get_max;       /* gets up to this size use UCX's get when clean */
-    unsigned char *zcopy;       /* node -> UCX's put/get are zero-copy (017) */
-    int tcp;                    /* TCP carries the traffic, RMA is emulated  */
-    size_t reply_eager_max;     /* servers' get replies up to this go eagerly */
-    int clean_amo;              /* atomics use UCX's when clean              */
+    arm_path_settings_t ps;     /* what arm_path_choose needs to know      */
+    unsigned *node_caps;        /* node -> ARM_NET_CAP_* | CAPS_KNOWN       */
+    int stream;                 /* some node is reached over a stream (TCP) */
     char tls[128];
     size_t slot_size;
     int spins;
@@ -101,9 +91,35 @@ typedef struct arm_remote_ctx {
     } nb[NB_MAX];
     int nb_cur;                 /* entry + 1 of the call under way, else 0  */
     int nb_next;
+    /* Requests that want no reply, remembered so that a refusal of one
+     * names its call (ARM_SRV_REQ_NOREPLY | sequence number). */
+    uint64_t noreply_seq;
+    struct {
+        const char *call, *arg;
+        int target;
+    } noreply[NOREPLY_RING];
+    int inject;                 /* ARMADA_TEST_INJECT, until used           */
+    char *inject_buf;           /* oversize injection: 2 slots              */
 } arm_remote_ctx_t;
 
 extern arm_remote_ctx_t arm_rc;
+
+#define CAPS_KNOWN 0x80000000u
+
+/* The capability bits of node (the net layer computed them when it made
+ * the node's endpoint; asked once). */
+static inline unsigned arm_rem_caps(int node)
+{
+    unsigned c = arm_rc.node_caps[node];
+    if (!(c & CAPS_KNOWN))
+        c = arm_rc.node_caps[node] = arm_net_node_caps(arm_rc.net, node) | CAPS_KNOWN;
+    return c;
+}
+
+static inline arm_path_t arm_rem_path(arm_path_family_t fam, size_t n, int node)
+{
+    return arm_path_choose(fam, n, arm_rem_caps(node), arm_rc.srv_dirty[node], &arm_rc.ps);
+}
 
 #define COUNT(op, path, n)                          \
     do {                                            \
@@ -116,8 +132,14 @@ int arm_rem_wait_step(int *idle, double *since, int sleep_ms);
 void arm_rem_wait_on(const volatile int *v, int until_zero, const char *call, int node,
                      int bounded);
 void arm_rem_wait_sent(rop_t *op);
-void arm_rem_rma_complete(const char *call, arm_status_t st, arm_net_comp_t *c,
-                          const char *what, int proc);
+/* Waits for an answer from proc's node: ends the job after
+ * ARMADA_PEER_TIMEOUT seconds, naming the call, proc and its node. */
+typedef struct arm_rem_deadline {
+    int idle;
+    double since, start;
+} arm_rem_deadline_t;
+void arm_rem_deadline_step(arm_rem_deadline_t *d, const char *call, int proc, int sleep_ms);
+void arm_rem_rma_complete(const char *call, arm_status_t st, arm_net_comp_t *c, int proc);
 
 /* remote_pool.c */
 void arm_rem_op_release(rop_t *op);
@@ -125,12 +147,13 @@ void arm_rem_maybe_release(rop_t *op);
 void arm_rem_send_done(arm_net_comp_t *c);
 rop_t *arm_rem_op_get(int node);
 rop_t *arm_rem_op_new(int kind, int proc, uint64_t raddr, size_t len);
-void arm_rem_take_credit(int node);
+void arm_rem_take_credit(const char *call, int node, int proc);
 int arm_rem_op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_t iovcnt,
                     int want_reply, int detach);
 void arm_rem_op_send_whole(const char *call, rop_t *op, const void *src, size_t n,
                            unsigned flags);
 void arm_rem_op_finish(const char *call, rop_t *op);
+void arm_rem_set_req_id(const char *call, rop_t *op, int want_reply);
 
 /* remote_nb.c */
 void arm_rem_nb_attach(const char *call, rop_t *op);
@@ -142,6 +165,14 @@ void arm_rem_batch_add(const char *call, int kind, int type, const void *scale,
 
 /* remote_reply.c */
 arm_status_t arm_rem_on_reply(void *arg, const arm_net_am_msg_t *msg);
+const char *arm_rem_arg_name(int kind);
+
+/* remote_inject.c: ARMADA_TEST_INJECT (tests only). Called for each
+ * request before it is sent while an injection is pending; may change the
+ * request, its payload and header length, and send more requests. */
+void arm_rem_inject(const char *call, rop_t *op, arm_net_iov_t *iov, size_t *iovcnt,
+                    size_t *hdr_len);
+void arm_rem_inject_after(const char *call, rop_t *op);
 
 /* remote_alloc.c */
 void arm_rem_release_rkeys(remote_alloc_t *ra);
@@ -149,7 +180,6 @@ arm_net_rkey_t *arm_rem_rkey_for(const char *call, const arm_slice_t *s, int nod
 
 /* remote_fence.c */
 void arm_rem_mark_dirty(int node, unsigned char *flags);
-int arm_rem_contig_via_rma(int node, size_t n, int get);
 void arm_rem_order_paths(int node, int via_rma);
 
 /* proto/proto_seg.c: segmented requests (accumulate, strided, vector). */

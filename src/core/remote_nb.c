@@ -72,7 +72,7 @@ void arm_remote_nb_wait(const char *call, int token)
 {
     int i = nb_entry(token);
     if (i >= 0)
-        arm_rem_wait_on(&arm_rc.nb[i].live, 1, call, arm_core.node_of[arm_rc.nb[i].proc], 1);
+        arm_rem_wait_on(&arm_rc.nb[i].live, 1, call, arm_rc.nb[i].proc, 1);
 }
 
 void arm_remote_nb_wait_proc(const char *call, int proc)
@@ -81,6 +81,6 @@ void arm_remote_nb_wait_proc(const char *call, int proc)
         return;
     for (int i = 0; i < NB_MAX; i++)
         if (arm_rc.nb[i].live && (proc < 0 || arm_rc.nb[i].proc == proc))
-            arm_rem_wait_on(&arm_rc.nb[i].live, 1, call, arm_core.node_of[arm_rc.nb[i].proc], 1);
+            arm_rem_wait_on(&arm_rc.nb[i].live, 1, call, arm_rc.nb[i].proc, 1);
 }
 #endif /* ARMADA_HAVE_UCX */

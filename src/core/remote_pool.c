@@ -36,12 +36,24 @@ void arm_rem_send_done(arm_net_comp_t *c)
     arm_rem_maybe_release(c->arg);
 }
 
+/* Every request is in flight: the first one names the call and the peer
+ * a timeout blames (they all wait on other nodes). */
+static void wait_free_op(void)
+{
+    arm_rem_deadline_t d = { 0, 0.0, 0.0 };
+    while (arm_rc.nfree == 0) {
+        const rop_t *old = &arm_rc.ops[0];
+        for (int i = 0; i < OP_POOL && !old->busy; i++)
+            old = &arm_rc.ops[i];
+        arm_rem_deadline_step(&d, old->call ? old->call : "ARMCI",
+                              old->req.target >= 0 ? old->req.target : 0, 10);
+    }
+}
+
 rop_t *arm_rem_op_get(int node)
 {
-    int idle = 0;
-    double since = 0.0;
-    while (arm_rc.nfree == 0)
-        arm_rem_wait_step(&idle, &since, 10);
+    if (arm_rc.nfree == 0)
+        wait_free_op();
     rop_t *op = &arm_rc.ops[arm_rc.free_ops[--arm_rc.nfree]];
     op->busy = 1;
     op->want_reply = 0;
@@ -55,6 +67,7 @@ rop_t *arm_rem_op_get(int node)
     op->call = NULL;
     memset(&op->req, 0, sizeof op->req);
     op->req.src = arm_core.me;
+    op->req.target = arm_core.node_leader[node];
     return op;
 }
 
@@ -69,13 +82,28 @@ rop_t *arm_rem_op_new(int kind, int proc, uint64_t raddr, size_t len)
     return op;
 }
 
-void arm_rem_take_credit(int node)
+void arm_rem_take_credit(const char *call, int node, int proc)
 {
-    int idle = 0;
-    double since = 0.0;
+    arm_rem_deadline_t d = { 0, 0.0, 0.0 };
     while (arm_rc.credits[node] == 0)
-        arm_rem_wait_step(&idle, &since, 10);
+        arm_rem_deadline_step(&d, call, proc, 10);
     arm_rc.credits[node]--;
+}
+
+/* Gives op's request its req_id: a reply's names the op; one without
+ * reply is a sequence number remembered in a ring, for a refusal. */
+void arm_rem_set_req_id(const char *call, rop_t *op, int want_reply)
+{
+    if (want_reply) {
+        op->req.req_id = ((++arm_rc.gen) << 8) | (uint64_t)(op - arm_rc.ops);
+        return;
+    }
+    uint64_t seq = ++arm_rc.noreply_seq;
+    int i = (int)(seq % NOREPLY_RING);
+    arm_rc.noreply[i].call = call;
+    arm_rc.noreply[i].arg = arm_rem_arg_name(op->req.op);
+    arm_rc.noreply[i].target = op->req.target;
+    op->req.req_id = ARM_SRV_REQ_NOREPLY | (seq & ~ARM_SRV_REQ_NOREPLY);
 }
 
 /* Sends op's request with payload iov. detach: the op frees itself when
@@ -83,24 +111,28 @@ void arm_rem_take_credit(int node)
  * Returns 1 when a get joined the non-blocking call under way instead: the
  * caller then neither waits nor releases. */
 int arm_rem_op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_t iovcnt,
-                   int want_reply, int detach)
+                    int want_reply, int detach)
 {
     uint8_t kind = op->req.op;
-    int nb = arm_rc.nb_cur && want_reply && !detach && (kind == ARM_SRV_GET || kind == ARM_SRV_GETSEG);
+    int nb = arm_rc.nb_cur && want_reply && !detach &&
+             (kind == ARM_SRV_GET || kind == ARM_SRV_GETSEG);
     /* A blocking request without payload rides the one sync slot: no credit.
      * A process has one such request outstanding at most (it waits for it). */
     int sync = !nb && iovcnt == 0 && want_reply &&
                (kind == ARM_SRV_GET || kind == ARM_SRV_RMW || kind == ARM_SRV_FENCE ||
                 kind == ARM_SRV_LOCK || kind == ARM_SRV_TRYLOCK);
+    op->call = call;
     if (sync)
         op->req.op |= ARM_SRV_SYNC;
     else
-        arm_rem_take_credit(op->node);
+        arm_rem_take_credit(call, op->node, op->req.target);
     op->want_reply = want_reply;
     for (size_t i = 0; i < iovcnt; i++)
         op->iov[i] = iov[i];
-    if (want_reply)
-        op->req.req_id = ((++arm_rc.gen) << 8) | (uint64_t)(op - arm_rc.ops);
+    arm_rem_set_req_id(call, op, want_reply);
+    size_t hdr_len = sizeof op->req;
+    if (arm_rc.inject)
+        arm_rem_inject(call, op, op->iov, &iovcnt, &hdr_len);
     arm_net_ep_t *ep = arm_net_server_ep(arm_rc.net, op->node);
     if (!ep)
         arm_fatal(call, "no connection to the server of node %d", op->node);
@@ -108,14 +140,16 @@ int arm_rem_op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_
     /* One buffer goes as a contiguous send (UCX's short and copy protocols);
      * only a table plus data needs the gather of an iov. */
     arm_status_t st = iovcnt > 1
-        ? arm_net_am_sendv(ep, ARM_SRV_AM_REQ, &op->req, sizeof op->req, op->iov, iovcnt,
+        ? arm_net_am_sendv(ep, ARM_SRV_AM_REQ, &op->req, hdr_len, op->iov, iovcnt,
                            op->am_flags, &op->send)
-        : arm_net_am_send(ep, ARM_SRV_AM_REQ, &op->req, sizeof op->req,
+        : arm_net_am_send(ep, ARM_SRV_AM_REQ, &op->req, hdr_len,
                           iovcnt ? op->iov[0].buf : NULL, iovcnt ? op->iov[0].len : 0,
                           op->am_flags, &op->send);
     if (st != ARM_OK && st != ARM_INPROGRESS)
         arm_fatal(call, "sending a request to node %d failed: %s", op->node,
                   arm_status_str(st));
+    if (arm_rc.inject)
+        arm_rem_inject_after(call, op);
     if (nb) {
         arm_rem_nb_attach(call, op);
         return 1;
@@ -142,7 +176,7 @@ void arm_rem_op_send_whole(const char *call, rop_t *op, const void *src, size_t 
 /* Waits for op's reply (and local completion), returns it to the pool. */
 void arm_rem_op_finish(const char *call, rop_t *op)
 {
-    arm_rem_wait_on(&op->replied, 0, call, op->node,
+    arm_rem_wait_on(&op->replied, 0, call, op->req.target,
               (op->req.op & (uint8_t)~ARM_SRV_SYNC) != ARM_SRV_LOCK);
     arm_rem_wait_sent(op);
     if (op->status != ARM_OK)

@@ -25,6 +25,39 @@ static void reply_recv_done(arm_net_comp_t *c)
     unpack_reply(c->arg);
 }
 
+/* The argument of the ARMCI call that a request of kind carries. */
+const char *arm_rem_arg_name(int kind)
+{
+    switch (kind & ~ARM_SRV_SYNC) {
+    case ARM_SRV_GET: case ARM_SRV_GETSEG:                    return "src";
+    case ARM_SRV_RMW:                                         return "prem";
+    case ARM_SRV_LOCK: case ARM_SRV_UNLOCK: case ARM_SRV_TRYLOCK: return "mutex";
+    case ARM_SRV_FENCE:                                       return "proc";
+    case ARM_SRV_REG:                                         return "size";
+    case ARM_SRV_UNREG:                                       return "ptr";
+    default:                                                  return "dst";
+    }
+}
+
+/* A refusal (negative status): its payload, if any, is the server's reason
+ * as text. Stops the program naming the call that sent the request. */
+static _Noreturn void refused(const arm_srv_rep_t *rep, const arm_net_am_msg_t *msg,
+                              const char *call, const char *arg, int target)
+{
+    char reason[256];
+    size_t n = rep->len && !msg->rndv && msg->data_len ? msg->data_len : 0;
+    if (n >= sizeof reason)
+        n = sizeof reason - 1;
+    memcpy(reason, msg->data, n);
+    reason[n] = '\0';
+    if (!n)
+        snprintf(reason, sizeof reason, "%s", arm_status_str((arm_status_t)rep->status));
+    if (!call)
+        arm_fatal("ARMCI", "the server of node %d refused a request: %s", rep->node, reason);
+    arm_fatal(call, "argument '%s': the server of node %d (rank %d) refused the request: %s",
+              arg, rep->node, target, reason);
+}
+
 arm_status_t arm_rem_on_reply(void *arg, const arm_net_am_msg_t *msg)
 {
     arm_srv_rep_t rep;
@@ -32,9 +65,24 @@ arm_status_t arm_rem_on_reply(void *arg, const arm_net_am_msg_t *msg)
     memcpy(&rep, msg->hdr, sizeof rep);
     if (rep.node >= 0 && rep.node < arm_core.nnodes)
         arm_rc.credits[rep.node] += (int)rep.credits;
-    if (!rep.req_id)
+    if (rep.req_id & ARM_SRV_REQ_NOREPLY) {
+        /* Answered only when refused (an older server may answer anyway). */
+        if (rep.status < 0) {
+            const uint64_t seq = rep.req_id & ~ARM_SRV_REQ_NOREPLY;
+            const int i = (int)(seq % NOREPLY_RING);
+            refused(&rep, msg, arm_rc.noreply[i].call, arm_rc.noreply[i].arg,
+                    arm_rc.noreply[i].target);
+        }
         return ARM_OK;
+    }
+    if (!rep.req_id) {
+        if (rep.status < 0)
+            refused(&rep, msg, NULL, NULL, -1);
+        return ARM_OK;
+    }
     rop_t *op = &arm_rc.ops[rep.req_id & 0xff];
+    if (op->req.req_id == rep.req_id && !op->replied && rep.status < 0)
+        refused(&rep, msg, op->call, arm_rem_arg_name(op->req.op), op->req.target);
     if (op->req.req_id != rep.req_id || op->replied) {
         arm_log(ARM_LOG_ERROR, "remote", "reply for an unknown request %#llx",
                 (unsigned long long)rep.req_id);
@@ -48,6 +96,9 @@ arm_status_t arm_rem_on_reply(void *arg, const arm_net_am_msg_t *msg)
         return ARM_OK;
     }
     char *dest = (op->req.op & (uint8_t)~ARM_SRV_SYNC) == ARM_SRV_GET ? op->dst : op->buf;
+    if (dest == op->buf && rep.len > arm_rc.slot_size)
+        arm_fatal(op->call, "the server of node %d answered with %u bytes, more than a slot "
+                  "(ARMADA_SLOT_SIZE=%zu)", rep.node, rep.len, arm_rc.slot_size);
     if (!msg->rndv) {
         memcpy(dest, msg->data, rep.len);
         op->data_len = rep.len;

@@ -1,16 +1,15 @@
 /* Waiting on the inter-node path: every client-side wait polls the client
- * worker, yields, then sleeps on its event descriptor. */
+ * worker, yields, then sleeps on its event descriptor; every wait on
+ * another node (a mutex excepted, decision 022) has the deadline of
+ * ARMADA_PEER_TIMEOUT. */
 #define _POSIX_C_SOURCE 200809L
 #include "arm_build_config.h"
 #if ARMADA_HAVE_UCX
-#include <stdlib.h>
-#include <string.h>
 #include "core/remote_int.h"
 
-/* ---- progress and waiting ---------------------------------------------------- */
 /* One step of every client-side wait: progress the client worker; after
- * arm_rc.spins empty polls, yield the CPU for a while (arm_net_set_yield), then
- * sleep on its event descriptor for up to sleep_ms. Returns 1 when it
+ * arm_rc.spins empty polls, yield the CPU for a while (arm_net_set_yield),
+ * then sleep on its event descriptor for up to sleep_ms. Returns 1 when it
  * slept. */
 int arm_rem_wait_step(int *idle, double *since, int sleep_ms)
 {
@@ -21,43 +20,56 @@ int arm_rem_wait_step(int *idle, double *since, int sleep_ms)
     return arm_net_idle(arm_rc.w, idle, since, arm_rc.spins, sleep_ms, NULL);
 }
 
-/* Waits until *v is non-zero, or with until_zero until it is 0. */
-void arm_rem_wait_on(const volatile int *v, int until_zero, const char *call, int node,
-                    int bounded)
+/* A wait step with a deadline. The clock is read only after a sleep, so a
+ * wait that ends within its polls costs no system call; the deadline
+ * counts from the wait's first sleep. A server answers within milliseconds
+ * unless its process is stopped or gone. */
+void arm_rem_deadline_step(arm_rem_deadline_t *d, const char *call, int proc, int sleep_ms)
 {
-    int idle = 0;
-    double start = 0.0, since = 0.0;
+    if (!arm_rem_wait_step(&d->idle, &d->since, sleep_ms))
+        return;
+    double now = arm_time_now();
+    if (d->start == 0.0)
+        d->start = now;
+    else if (now - d->start > (double)arm_config.peer_timeout)
+        arm_fatal(call, "no answer from rank %d (node %d) for %ld s (ARMADA_PEER_TIMEOUT): "
+                  "that process is probably stopped or gone; aborting the job", proc,
+                  arm_core.node_of[proc], arm_config.peer_timeout);
+}
+
+/* Waits until *v is non-zero, or with until_zero until it is 0; bounded by
+ * the deadline unless bounded is 0 (a mutex may legitimately wait longer). */
+void arm_rem_wait_on(const volatile int *v, int until_zero, const char *call, int proc,
+                     int bounded)
+{
+    arm_rem_deadline_t d = { 0, 0.0, 0.0 };
     while (until_zero ? *v != 0 : *v == 0) {
-        /* A server answers within milliseconds unless its process is gone
-         * (a lock may legitimately wait longer, so it is not bounded). */
-        if (arm_rem_wait_step(&idle, &since, 100) && bounded) {
-            double now = arm_time_now();
-            if (start == 0.0)
-                start = now;
-            else if (now - start > (double)arm_config.peer_timeout)
-                arm_fatal(call, "no answer from the server of node %d (rank %d) for %ld s: "
-                          "that process is probably gone; aborting the job", node,
-                          arm_core.node_leader[node], arm_config.peer_timeout);
-        }
+        if (bounded)
+            arm_rem_deadline_step(&d, call, proc, 100);
+        else
+            arm_rem_wait_step(&d.idle, &d.since, 100);
     }
 }
 
 /* Waits until op's request has left, so that its source may be reused. */
 void arm_rem_wait_sent(rop_t *op)
 {
-    int idle = 0;
-    double since = 0.0;
+    arm_rem_deadline_t d = { 0, 0.0, 0.0 };
     while (op->send.pending)
-        arm_rem_wait_step(&idle, &since, 1);
+        arm_rem_deadline_step(&d, op->call ? op->call : "ARMCI", op->req.target, 1);
 }
 
 /* Completes a direct RMA or atomic operation issued with completion c. */
-void arm_rem_rma_complete(const char *call, arm_status_t st, arm_net_comp_t *c,
-                         const char *what, int proc)
+void arm_rem_rma_complete(const char *call, arm_status_t st, arm_net_comp_t *c, int proc)
 {
-    if (st == ARM_INPROGRESS)
-        st = arm_net_comp_wait(arm_rc.w, c, arm_rc.spins, -1);
+    if (st == ARM_INPROGRESS) {
+        arm_rem_deadline_t d = { 0, 0.0, 0.0 };
+        while (c->pending)
+            arm_rem_deadline_step(&d, call, proc, 100);
+        st = c->status;
+    }
     if (st != ARM_OK)
-        arm_fatal(call, "%s rank %d failed: %s", what, proc, arm_status_str(st));
+        arm_fatal(call, "the transport's operation on rank %d (node %d) failed: %s", proc,
+                  arm_core.node_of[proc], arm_status_str(st));
 }
 #endif /* ARMADA_HAVE_UCX */

@@ -180,7 +180,11 @@ arm_status_t arm_net_worker_flush(arm_net_worker_t *w, arm_net_comp_t *comp);
 enum {
     ARM_NET_CAP_RMA_NATIVE = 1u << 0,  /* put/get by a transport, no target CPU */
     ARM_NET_CAP_AMO_NATIVE = 1u << 1,  /* atomics by a transport               */
-    ARM_NET_CAP_RMA_ZCOPY  = 1u << 2   /* large put/get by a zero-copy transport */
+    ARM_NET_CAP_RMA_ZCOPY  = 1u << 2,  /* large put/get by a zero-copy transport */
+    ARM_NET_CAP_STREAM     = 1u << 3   /* messages travel on a byte stream (TCP):
+                                          a rendezvous costs round trips that
+                                          eager replies save, and each poll is
+                                          a system call                      */
 };
 
 /* Capabilities of an endpoint (cached after the first call) and the names
@@ -193,6 +197,10 @@ enum {
  * an RDMA one) sets ARM_NET_CAP_RMA_ZCOPY: UCX's put and get copy large
  * blocks straight to or from the target's memory. */
 arm_status_t arm_net_ep_caps(arm_net_ep_t *ep, unsigned *caps, char *tls, size_t tls_len);
+
+/* The capability bits of node's server endpoint, computed when that
+ * endpoint was made (connecting it now if it was not); 0 on error. */
+unsigned arm_net_node_caps(arm_net_t *net, int node);
 
 /* AND of the capabilities of every connected TO_SERVER endpoint (all bits set
  * when there is none), and the union of their transports. */

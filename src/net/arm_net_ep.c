@@ -60,10 +60,15 @@ arm_status_t arm_net_ep_connect(arm_net_t *net, arm_net_ep_kind_t kind, int peer
                 ucs_status_string(st));
         return arm_net_status_from_ucs(st);
     }
-    if (kind == ARM_NET_EP_TO_SERVER)
+    if (kind == ARM_NET_EP_TO_SERVER) {
+        /* The node's capability bits, known from the moment its endpoint
+         * exists (at start-up or on first use). */
+        unsigned caps;
         ep->worker->stats.eps_to_server++;
-    else
+        arm_net_ep_caps(ep, &caps, NULL, 0);
+    } else {
         ep->worker->stats.eps_to_client++;
+    }
     *ep_p = ep;
     return ARM_OK;
 
@@ -264,6 +269,8 @@ static void parse_lanes(const char *text, unsigned *caps, char *tls, size_t tls_
                 const char *uses = strstr(buf, "->");
                 if (tls)
                     tls_add(tls, tls_len, p, n);
+                if (n == 3 && strncmp(p, "tcp", 3) == 0)
+                    *caps |= ARM_NET_CAP_STREAM;
                 if (uses && !soft) {
                     if (strstr(uses, " rma#"))
                         *caps |= ARM_NET_CAP_RMA_NATIVE;
@@ -306,6 +313,15 @@ arm_status_t arm_net_ep_caps(arm_net_ep_t *ep, unsigned *caps, char *tls, size_t
     return ARM_OK;
 }
 
+unsigned arm_net_node_caps(arm_net_t *net, int node)
+{
+    unsigned caps = 0;
+    arm_net_ep_t *ep = arm_net_server_ep(net, node);
+    if (ep == NULL || arm_net_ep_caps(ep, &caps, NULL, 0) != ARM_OK)
+        return 0;
+    return caps;
+}
+
 void arm_net_ep_print(arm_net_ep_t *ep, FILE *f)
 {
     if (ep && ep->h)
@@ -314,7 +330,8 @@ void arm_net_ep_print(arm_net_ep_t *ep, FILE *f)
 
 arm_status_t arm_net_caps(arm_net_t *net, unsigned *caps, char *tls, size_t tls_len)
 {
-    unsigned all = ARM_NET_CAP_RMA_NATIVE | ARM_NET_CAP_AMO_NATIVE | ARM_NET_CAP_RMA_ZCOPY;
+    unsigned all = ARM_NET_CAP_RMA_NATIVE | ARM_NET_CAP_AMO_NATIVE | ARM_NET_CAP_RMA_ZCOPY |
+                   ARM_NET_CAP_STREAM;
     char one[256];
 
     if (tls && tls_len)

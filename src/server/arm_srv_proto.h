@@ -44,6 +44,14 @@ typedef enum arm_srv_op {
  * spends no credit. */
 #define ARM_SRV_SYNC 0x80
 
+/* Set in arm_srv_req_t.req_id of a request that wants no reply (its low
+ * bits are the client's sequence number). The server answers such a
+ * request only to refuse it. Every request carries a non-zero req_id; a
+ * refusal is a reply with a negative status, the request's req_id (0 when
+ * the header could not be read) and, as payload, the server's reason as
+ * text (len bytes, no NUL). */
+#define ARM_SRV_REQ_NOREPLY (UINT64_C(1) << 63)
+
 typedef enum arm_srv_rmw_op {
     ARM_SRV_FADD32 = 0, ARM_SRV_FADD64, ARM_SRV_SWAP32, ARM_SRV_SWAP64,
     ARM_SRV_CAS32, ARM_SRV_CAS64

@@ -1,63 +1,69 @@
-/* Contiguous put and get. */
+/* Contiguous put and get, by the path arm_path_choose gives. */
 #define _POSIX_C_SOURCE 200809L
 #include "arm_build_config.h"
 #if ARMADA_HAVE_UCX
-#include <stdlib.h>
 #include <string.h>
 #include "core/remote_int.h"
 
-/* ---- contiguous ------------------------------------------------------------------ */
+static unsigned am_flags(unsigned path_flags)
+{
+    return (path_flags & ARM_PATH_AM_EAGER ? ARM_NET_AM_EAGER : 0) |
+           (path_flags & ARM_PATH_AM_RNDV ? ARM_NET_AM_RNDV : 0);
+}
+
 void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uintptr_t dst,
                     size_t n, int proc)
 {
     int node = arm_core.node_of[proc];
     uint64_t raddr = s->raddr + (dst - s->base);
-    int via_rma = arm_rem_contig_via_rma(node, n, 0);
-    arm_rem_order_paths(node, via_rma);
-    if (via_rma) {
+    arm_path_t p = arm_rem_path(ARM_FAM_PUT, n, node);
+    arm_rem_order_paths(node, p.proto == ARM_PROTO_RMA);
+    switch (p.proto) {
+    case ARM_PROTO_RMA: {
         arm_net_comp_t c;
         arm_net_comp_init(&c, NULL, NULL);
-        arm_rem_rma_complete(call, arm_net_put(arm_rem_rkey_for(call, s, node), src, n, raddr, &c), &c,
-                     "put to", proc);
+        arm_rem_rma_complete(call, arm_net_put(arm_rem_rkey_for(call, s, node), src, n, raddr,
+                                               &c), &c, proc);
         arm_rem_mark_dirty(node, arm_rc.rma_dirty);
         COUNT(ARMADA_OP_PUT, ARMADA_PATH_RMA, n);
         return;
     }
-    if (arm_config.aggregate && n <= BATCH_MAX_OP) {
+    case ARM_PROTO_BATCH:
         arm_rem_batch_add(call, ARM_SRV_PUT, 0, NULL, src, n, raddr, proc);
         COUNT(ARMADA_OP_PUT, ARMADA_PATH_SERVER, n);
         return;
-    }
-    arm_rem_batch_send(call, 0);
-    rop_t *op = arm_rem_op_new(ARM_SRV_PUT, proc, raddr, n);
-    if (n <= 4096) {
-        /* Copied and sent without waiting. */
+    case ARM_PROTO_COPY: {
+        /* Copied into a slot-size buffer and sent without waiting. */
+        arm_rem_batch_send(call, 0);
+        rop_t *op = arm_rem_op_new(ARM_SRV_PUT, proc, raddr, n);
         memcpy(op->buf, src, n);
         arm_net_iov_t iov = { op->buf, n };
         arm_rem_op_send(call, op, &iov, 1, 0, 1);
-    } else {
+        break;
+    }
+    default: {
         /* One request sent from the source, whatever the size; locally
          * complete when the send is. Beyond a slot: eager up to
-         * EAGER_WRITE_MAX (the server copies from UCX's buffer, which it
+         * eager_write_max (the server copies from UCX's buffer, which it
          * may keep while the request waits its turn), a rendezvous beyond,
          * which the server receives straight into the destination
          * (decision 013). */
-        arm_rem_op_send_whole(call, op, src, n, n <= arm_rc.slot_size ? 0
-                      : n <= EAGER_WRITE_MAX ? ARM_NET_AM_EAGER : ARM_NET_AM_RNDV);
+        arm_rem_batch_send(call, 0);
+        rop_t *op = arm_rem_op_new(ARM_SRV_PUT, proc, raddr, n);
+        arm_rem_op_send_whole(call, op, src, n, am_flags(p.am_flags));
+        break;
+    }
     }
     arm_rem_mark_dirty(node, arm_rc.srv_dirty);
     COUNT(ARMADA_OP_PUT, ARMADA_PATH_SERVER, n);
 }
 
-void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void *dst,
+/* A get by the transport's own get; non-blocking inside an NbGet call. */
+static void get_rma(const char *call, const arm_slice_t *s, uint64_t raddr, void *dst,
                     size_t n, int proc)
 {
-    arm_rem_batch_send(call, 0);
     int node = arm_core.node_of[proc];
-    uint64_t raddr = s->raddr + (src - s->base);
-    int via_rma = arm_rem_contig_via_rma(node, n, 1);
-    arm_rem_order_paths(node, via_rma);
-    if (via_rma && arm_rc.nb_cur) {
+    if (arm_rc.nb_cur) {
         /* Non-blocking: the request's own completion tracks the get. */
         rop_t *op = arm_rem_op_get(node);
         op->req.target = proc;
@@ -66,14 +72,24 @@ void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void 
         if (st != ARM_OK && st != ARM_INPROGRESS)
             arm_fatal(call, "get from rank %d failed: %s", proc, arm_status_str(st));
         arm_rem_nb_attach(call, op);
-        COUNT(ARMADA_OP_GET, ARMADA_PATH_RMA, n);
         return;
     }
-    if (via_rma) {
-        arm_net_comp_t c;
-        arm_net_comp_init(&c, NULL, NULL);
-        arm_rem_rma_complete(call, arm_net_get(arm_rem_rkey_for(call, s, node), dst, n, raddr, &c), &c,
-                     "get from", proc);
+    arm_net_comp_t c;
+    arm_net_comp_init(&c, NULL, NULL);
+    arm_rem_rma_complete(call, arm_net_get(arm_rem_rkey_for(call, s, node), dst, n, raddr, &c),
+                         &c, proc);
+}
+
+void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void *dst,
+                    size_t n, int proc)
+{
+    arm_rem_batch_send(call, 0);
+    int node = arm_core.node_of[proc];
+    uint64_t raddr = s->raddr + (src - s->base);
+    arm_path_t p = arm_rem_path(ARM_FAM_GET, n, node);
+    arm_rem_order_paths(node, p.proto == ARM_PROTO_RMA);
+    if (p.proto == ARM_PROTO_RMA) {
+        get_rma(call, s, raddr, dst, n, proc);
         COUNT(ARMADA_OP_GET, ARMADA_PATH_RMA, n);
         return;
     }

@@ -6,7 +6,6 @@
 #include <string.h>
 #include "core/remote_int.h"
 
-/* ---- atomics and mutexes ------------------------------------------------------------ */
 long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t addr,
                     long value, long compare, int proc)
 {
@@ -22,7 +21,7 @@ long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t ad
     case 16:                       sub = ARM_SRV_CAS32; break;
     default:                       sub = ARM_SRV_CAS64; break;
     }
-    if (arm_rc.use_amo || (arm_rc.clean_amo && !arm_rc.srv_dirty[node])) {
+    if (arm_rem_path(ARM_FAM_RMW, 0, node).proto == ARM_PROTO_RMA) {
         static const arm_net_amo_op_t amo[] = { ARM_NET_AMO_FADD, ARM_NET_AMO_FADD,
                                                 ARM_NET_AMO_SWAP, ARM_NET_AMO_SWAP,
                                                 ARM_NET_AMO_CSWAP, ARM_NET_AMO_CSWAP };
@@ -36,7 +35,7 @@ long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t ad
                                       size == 8 ? (void *)&operand : (void *)&op32,
                                       size == 8 ? (void *)&cmp : (void *)&cmp32,
                                       size == 8 ? (void *)&result : (void *)&res32, raddr, &c);
-        arm_rem_rma_complete(call, st, &c, "atomic on", proc);
+        arm_rem_rma_complete(call, st, &c, proc);
         COUNT(ARMADA_OP_RMW, ARMADA_PATH_RMA, size);
         return size == 8 ? (long)result : (long)res32;
     }

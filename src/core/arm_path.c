@@ -1,0 +1,112 @@
+/* Path and protocol per operation family (see arm_path.h).
+ *
+ * Contiguous put and get go by the transport's own RMA when it does RMA
+ * natively (or when forced). Where it emulates RMA, a small get to a node
+ * with no server-path writes outstanding takes the transport's get, which
+ * the target's worker answers a little sooner than the server (decision
+ * 009); where the node is reached by a zero-copy transport (cma), gets of
+ * any size and puts too large to aggregate take it when the node is clean,
+ * and with writes outstanding those of zcopy_min bytes or more, after the
+ * writes are completed (decision 017). Everything else goes to the server:
+ * small writes aggregated, puts up to copy_put_max copied, larger ones one
+ * request from the source (eager up to eager_write_max, decision 013), and
+ * accumulates too large to copy in slot-size chunks, except over a stream
+ * transport, where one eager request is cheaper. Read-modify-write uses
+ * the transport's atomics when forced, or where they are emulated (done
+ * by the target's worker with CPU atomics) on a clean node; native NIC
+ * atomics are not atomic with the CPU atomics of same-node processes. */
+#include "core/arm_path.h"
+#include "util/arm_config.h"
+
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+void arm_path_settings_init(arm_path_settings_t *s, size_t slot_size, size_t batch_ent)
+{
+    s->rma_mode = (int)arm_config.rma_path;
+    s->amo_mode = (int)arm_config.amo_path;
+    s->aggregate = arm_config.aggregate != 0;
+    s->slot_size = slot_size;
+    s->clean_get_max = (size_t)arm_config.clean_get_max;
+    s->zcopy_min = (size_t)arm_config.zcopy_min;
+    s->eager_write_max = (size_t)arm_config.eager_write_max;
+    /* A batch entry is its header plus the data padded to 8 bytes. */
+    size_t room = slot_size > batch_ent + 8 ? (slot_size - batch_ent) & ~(size_t)7 : 0;
+    s->batch_max_op = min_size((size_t)arm_config.batch_max_op, room);
+    s->copy_put_max = min_size((size_t)arm_config.copy_put_max, slot_size);
+}
+
+static int contig_via_rma(arm_path_family_t fam, size_t n, unsigned caps, int srv_dirty,
+                          const arm_path_settings_t *s)
+{
+    if (s->rma_mode == ARM_PATH_FORCE_RMA)
+        return 1;
+    if (s->rma_mode == ARM_PATH_FORCE_SERVER)
+        return 0;
+    if (caps & ARM_PATH_CAP_RMA_NATIVE)
+        return 1;
+    int get = fam == ARM_FAM_GET;
+    if (get && !srv_dirty && n <= s->clean_get_max)
+        return 1;
+    return (caps & ARM_PATH_CAP_RMA_ZCOPY) &&
+           (n >= s->zcopy_min || (!srv_dirty && (get || n > s->batch_max_op)));
+}
+
+static arm_path_t path(arm_proto_t p, unsigned flags)
+{
+    arm_path_t r = { p, flags };
+    return r;
+}
+
+static arm_path_t write_path(arm_path_family_t fam, size_t n, unsigned caps,
+                             const arm_path_settings_t *s)
+{
+    if (s->aggregate && n <= s->batch_max_op)
+        return path(ARM_PROTO_BATCH, 0);
+    if (fam == ARM_FAM_PUT) {
+        if (n <= s->copy_put_max)
+            return path(ARM_PROTO_COPY, 0);
+        return path(ARM_PROTO_WHOLE, n <= s->slot_size ? 0
+                    : n <= s->eager_write_max ? ARM_PATH_AM_EAGER : ARM_PATH_AM_RNDV);
+    }
+    if (n <= s->slot_size)
+        return path(ARM_PROTO_COPY, 0);
+    if (n <= s->eager_write_max && (caps & ARM_PATH_CAP_STREAM) &&
+        !(caps & ARM_PATH_CAP_RMA_NATIVE))
+        return path(ARM_PROTO_WHOLE, ARM_PATH_AM_EAGER);
+    return path(ARM_PROTO_SEG, 0);
+}
+
+arm_path_t arm_path_choose(arm_path_family_t fam, size_t n, unsigned caps, int srv_dirty,
+                           const arm_path_settings_t *s)
+{
+    switch (fam) {
+    case ARM_FAM_PUT:
+        if (contig_via_rma(fam, n, caps, srv_dirty, s))
+            return path(ARM_PROTO_RMA, 0);
+        return write_path(fam, n, caps, s);
+    case ARM_FAM_GET:
+        return path(contig_via_rma(fam, n, caps, srv_dirty, s) ? ARM_PROTO_RMA
+                                                                : ARM_PROTO_SERVER, 0);
+    case ARM_FAM_ACC:
+        return write_path(fam, n, caps, s);
+    case ARM_FAM_RMW:
+        if (s->amo_mode == ARM_PATH_FORCE_RMA ||
+            (s->amo_mode == ARM_PATH_AUTO && !srv_dirty && !(caps & ARM_PATH_CAP_AMO_NATIVE)))
+            return path(ARM_PROTO_RMA, 0);
+        return path(ARM_PROTO_SERVER, 0);
+    case ARM_FAM_STRIDED:
+    case ARM_FAM_VECTOR:
+        return path(ARM_PROTO_SEG, 0);
+    case ARM_FAM_LOCK:
+    case ARM_FAM_FENCE:
+    case ARM_FAM_COUNT:
+        break;
+    }
+    return path(ARM_PROTO_SERVER, 0);
+}
+
+const char *arm_proto_name(arm_proto_t p)
+{
+    static const char *const names[] = { "rma", "batch", "copy", "whole", "seg", "server" };
+    return (unsigned)p < sizeof names / sizeof names[0] ? names[p] : "?";
+}

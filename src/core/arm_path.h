@@ -1,0 +1,78 @@
+/* The one place that picks the inter-node path and protocol of an
+ * operation: a pure function of the operation's family and size, the
+ * target node's capability bits (filled by the net layer when the node's
+ * endpoint is made), the node's state and the settings. No MPI, no UCX: the
+ * unit test tests/unit/test_path.c checks its choices directly. */
+#ifndef ARM_PATH_H
+#define ARM_PATH_H
+
+#include <stddef.h>
+
+typedef enum arm_path_family {
+    ARM_FAM_PUT,        /* contiguous put                                 */
+    ARM_FAM_GET,        /* contiguous get                                 */
+    ARM_FAM_STRIDED,
+    ARM_FAM_VECTOR,
+    ARM_FAM_ACC,        /* contiguous accumulate                          */
+    ARM_FAM_RMW,        /* fetch-and-add, swap, compare-and-swap          */
+    ARM_FAM_LOCK,
+    ARM_FAM_FENCE,
+    ARM_FAM_COUNT
+} arm_path_family_t;
+
+typedef enum arm_proto {
+    ARM_PROTO_RMA,      /* the transport's put, get or atomic             */
+    ARM_PROTO_BATCH,    /* aggregated with other small writes to the node */
+    ARM_PROTO_COPY,     /* one request, payload copied, sent at once      */
+    ARM_PROTO_WHOLE,    /* one request sent from the source (am_flags)    */
+    ARM_PROTO_SEG,      /* segmented requests, pipelined in slot chunks   */
+    ARM_PROTO_SERVER    /* one request to the server, with a reply        */
+} arm_proto_t;
+
+/* Capability bits of a remote node (the values of ARM_NET_CAP_*). */
+enum {
+    ARM_PATH_CAP_RMA_NATIVE = 1u << 0,  /* put/get without the target's CPU  */
+    ARM_PATH_CAP_AMO_NATIVE = 1u << 1,  /* atomics without the target's CPU  */
+    ARM_PATH_CAP_RMA_ZCOPY  = 1u << 2,  /* large put/get copy zero-copy      */
+    ARM_PATH_CAP_STREAM     = 1u << 3   /* a byte stream (TCP) carries the
+                                           messages: eager replies pay, each
+                                           poll is a system call          */
+};
+
+/* Whole-number for the ARMADA_RMA_PATH / _AMO_PATH choices. */
+enum { ARM_PATH_AUTO = 0, ARM_PATH_FORCE_RMA = 1, ARM_PATH_FORCE_SERVER = 2 };
+
+/* The settings the choice uses, with the limits a slot imposes applied
+ * (arm_path_settings_init). */
+typedef struct arm_path_settings {
+    int    rma_mode, amo_mode;     /* ARM_PATH_AUTO / FORCE_RMA / FORCE_SERVER */
+    int    aggregate;
+    size_t slot_size;
+    size_t clean_get_max;
+    size_t zcopy_min;
+    size_t batch_max_op;           /* <= what one batch entry in a slot holds */
+    size_t copy_put_max;           /* <= slot_size                            */
+    size_t eager_write_max;
+} arm_path_settings_t;
+
+typedef struct arm_path {
+    arm_proto_t proto;
+    unsigned    am_flags;          /* ARM_PROTO_WHOLE: 0, or eager / rndv    */
+} arm_path_t;
+
+/* What the protocol of a WHOLE request asks of the transport. */
+enum { ARM_PATH_AM_EAGER = 1u << 0, ARM_PATH_AM_RNDV = 1u << 1 };
+
+/* Settings from the configuration in force, limits derived from the slot
+ * size (batch entry header: batch_ent bytes). */
+void arm_path_settings_init(arm_path_settings_t *s, size_t slot_size, size_t batch_ent);
+
+/* The path of one operation of family fam moving n bytes to a node with
+ * capability bits caps; srv_dirty: server-path writes to the node are not
+ * yet fenced. */
+arm_path_t arm_path_choose(arm_path_family_t fam, size_t n, unsigned caps, int srv_dirty,
+                           const arm_path_settings_t *s);
+
+const char *arm_proto_name(arm_proto_t p);
+
+#endif
