@@ -1,0 +1,179 @@
+/* unit.path: the one choice of inter-node path (core/arm_path.h), with no
+ * MPI and no UCX: the limits derived from the slot size, the choice for
+ * each kind of node (native RMA, zero-copy, stream, none) against the
+ * rules of decisions 009, 012, 013 and 017, the forcing settings, and
+ * properties over every family, size, capability set and node state. */
+#include <stdio.h>
+#include <string.h>
+#include "core/arm_path.h"
+#include "util/arm_config.h"
+#include "unit.h"
+
+#define ENT 40   /* sizeof(arm_srv_batch_ent_t) */
+
+enum {
+    NATIVE = ARM_PATH_CAP_RMA_NATIVE | ARM_PATH_CAP_AMO_NATIVE | ARM_PATH_CAP_RMA_ZCOPY,
+    CMA = ARM_PATH_CAP_RMA_ZCOPY,
+    TCP = ARM_PATH_CAP_STREAM,
+    NONE = 0
+};
+
+static arm_path_settings_t S;
+
+static void defaults(size_t slot)
+{
+    char err[256];
+    arm_config_load(0, NULL, err, sizeof err);
+    arm_config.slot_size = (long)slot;
+    arm_path_settings_init(&S, slot, ENT);
+}
+
+static arm_proto_t pick(arm_path_family_t f, size_t n, unsigned caps, int dirty)
+{
+    return arm_path_choose(f, n, caps, dirty, &S).proto;
+}
+
+#define EXPECT(f, n, caps, dirty, want)                                               \
+    do {                                                                              \
+        arm_proto_t got_ = pick(f, n, caps, dirty);                                   \
+        CHECK(got_ == (want), "family %d, %zu bytes, caps %#x, dirty %d: %s, want %s", \
+              (int)(f), (size_t)(n), (unsigned)(caps), dirty, arm_proto_name(got_),    \
+              arm_proto_name(want));                                                  \
+    } while (0)
+
+static void test_limits(void)
+{
+    for (size_t slot = 1024; slot <= 1024 * 1024; slot *= 2) {
+        defaults(slot);
+        CHECK(S.copy_put_max <= slot, "slot %zu: copy-put %zu", slot, S.copy_put_max);
+        CHECK(ENT + ((S.batch_max_op + 7) & ~(size_t)7) <= slot,
+              "slot %zu: a batch entry of %zu bytes does not fit", slot, S.batch_max_op);
+        CHECK(S.batch_max_op > 0, "slot %zu: nothing can be aggregated", slot);
+    }
+    defaults(16384);
+    CHECK(S.batch_max_op == 2048 && S.copy_put_max == 4096 && S.clean_get_max == 4096 &&
+          S.zcopy_min == 65536 && S.eager_write_max == 262144,
+          "16k defaults: batch %zu copy %zu clean %zu zcopy %zu eager %zu", S.batch_max_op,
+          S.copy_put_max, S.clean_get_max, S.zcopy_min, S.eager_write_max);
+    defaults(1024);
+    CHECK(S.batch_max_op == 984 && S.copy_put_max == 1024, "1k: batch %zu copy %zu",
+          S.batch_max_op, S.copy_put_max);
+    defaults(2048);
+    CHECK(S.batch_max_op == 2008 && S.copy_put_max == 2048, "2k: batch %zu copy %zu",
+          S.batch_max_op, S.copy_put_max);
+    unit_section("limits derive from the slot size (every size from 1k)");
+}
+
+static void test_nodes(void)
+{
+    defaults(16384);
+    /* Native RMA: put and get by RMA whatever the state; NIC atomics are
+     * not atomic with same-node CPU atomics: rmw at the server. */
+    EXPECT(ARM_FAM_PUT, 8, NATIVE, 1, ARM_PROTO_RMA);
+    EXPECT(ARM_FAM_GET, 1 << 20, NATIVE, 1, ARM_PROTO_RMA);
+    EXPECT(ARM_FAM_RMW, 8, NATIVE, 0, ARM_PROTO_SERVER);
+    EXPECT(ARM_FAM_ACC, 8, NATIVE, 0, ARM_PROTO_BATCH);
+    /* Zero-copy (cma), emulated small RMA (decisions 009 and 017). */
+    EXPECT(ARM_FAM_PUT, 8, CMA, 0, ARM_PROTO_BATCH);
+    EXPECT(ARM_FAM_PUT, 2048, CMA, 0, ARM_PROTO_BATCH);
+    EXPECT(ARM_FAM_PUT, 2049, CMA, 0, ARM_PROTO_RMA);
+    EXPECT(ARM_FAM_PUT, 4096, CMA, 1, ARM_PROTO_COPY);
+    EXPECT(ARM_FAM_PUT, 65535, CMA, 1, ARM_PROTO_WHOLE);
+    EXPECT(ARM_FAM_PUT, 65536, CMA, 1, ARM_PROTO_RMA);
+    EXPECT(ARM_FAM_GET, 8, CMA, 0, ARM_PROTO_RMA);
+    EXPECT(ARM_FAM_GET, 8, CMA, 1, ARM_PROTO_SERVER);
+    EXPECT(ARM_FAM_GET, 8192, CMA, 1, ARM_PROTO_SERVER);
+    EXPECT(ARM_FAM_GET, 65536, CMA, 1, ARM_PROTO_RMA);
+    EXPECT(ARM_FAM_RMW, 8, CMA, 0, ARM_PROTO_RMA);
+    EXPECT(ARM_FAM_RMW, 8, CMA, 1, ARM_PROTO_SERVER);
+    EXPECT(ARM_FAM_ACC, 65536, CMA, 0, ARM_PROTO_SEG);
+    /* Stream (TCP): eager writes to 256 KiB, accumulate one eager request. */
+    EXPECT(ARM_FAM_PUT, 3000, TCP, 0, ARM_PROTO_COPY);
+    EXPECT(ARM_FAM_GET, 4096, TCP, 0, ARM_PROTO_RMA);
+    EXPECT(ARM_FAM_GET, 4097, TCP, 0, ARM_PROTO_SERVER);
+    EXPECT(ARM_FAM_GET, 1 << 20, TCP, 0, ARM_PROTO_SERVER);
+    EXPECT(ARM_FAM_ACC, 8192, TCP, 0, ARM_PROTO_COPY);
+    EXPECT(ARM_FAM_ACC, 100000, TCP, 0, ARM_PROTO_WHOLE);
+    EXPECT(ARM_FAM_ACC, 300000, TCP, 0, ARM_PROTO_SEG);
+    EXPECT(ARM_FAM_ACC, 100000, NONE, 0, ARM_PROTO_SEG);
+    arm_path_t p = arm_path_choose(ARM_FAM_PUT, 10000, TCP, 0, &S);
+    CHECK(p.proto == ARM_PROTO_WHOLE && p.am_flags == 0, "put 10000: %s flags %u",
+          arm_proto_name(p.proto), p.am_flags);
+    p = arm_path_choose(ARM_FAM_PUT, 100000, TCP, 0, &S);
+    CHECK(p.am_flags == ARM_PATH_AM_EAGER, "put 100000: flags %u", p.am_flags);
+    p = arm_path_choose(ARM_FAM_PUT, 1 << 20, TCP, 0, &S);
+    CHECK(p.am_flags == ARM_PATH_AM_RNDV, "put 1 MiB: flags %u", p.am_flags);
+    p = arm_path_choose(ARM_FAM_ACC, 100000, TCP, 0, &S);
+    CHECK(p.am_flags == ARM_PATH_AM_EAGER, "acc 100000: flags %u", p.am_flags);
+    /* Families that always go to the server. */
+    for (unsigned caps = 0; caps < 16; caps++) {
+        EXPECT(ARM_FAM_STRIDED, 64, caps, 0, ARM_PROTO_SEG);
+        EXPECT(ARM_FAM_VECTOR, 64, caps, 1, ARM_PROTO_SEG);
+        EXPECT(ARM_FAM_LOCK, 0, caps, 0, ARM_PROTO_SERVER);
+        EXPECT(ARM_FAM_FENCE, 0, caps, 1, ARM_PROTO_SERVER);
+    }
+    unit_section("choices for native, zero-copy, stream and plain nodes");
+}
+
+static void test_forced(void)
+{
+    defaults(16384);
+    S.rma_mode = ARM_PATH_FORCE_SERVER;
+    EXPECT(ARM_FAM_PUT, 65536, NATIVE, 0, ARM_PROTO_WHOLE);
+    EXPECT(ARM_FAM_GET, 8, CMA, 0, ARM_PROTO_SERVER);
+    S.rma_mode = ARM_PATH_FORCE_RMA;
+    EXPECT(ARM_FAM_PUT, 8, NONE, 1, ARM_PROTO_RMA);
+    EXPECT(ARM_FAM_GET, 8, TCP, 1, ARM_PROTO_RMA);
+    S.amo_mode = ARM_PATH_FORCE_RMA;
+    EXPECT(ARM_FAM_RMW, 8, NATIVE, 1, ARM_PROTO_RMA);
+    S.amo_mode = ARM_PATH_FORCE_SERVER;
+    EXPECT(ARM_FAM_RMW, 8, CMA, 0, ARM_PROTO_SERVER);
+    defaults(16384);
+    S.aggregate = 0;
+    EXPECT(ARM_FAM_PUT, 8, TCP, 0, ARM_PROTO_COPY);
+    EXPECT(ARM_FAM_ACC, 8, TCP, 0, ARM_PROTO_COPY);
+    /* A setting changes the choice: a larger clean-get limit. */
+    defaults(16384);
+    S.clean_get_max = 8192;
+    EXPECT(ARM_FAM_GET, 8192, TCP, 0, ARM_PROTO_RMA);
+    unit_section("RMA_PATH, AMO_PATH, AGGREGATE and thresholds as settings");
+}
+
+/* Whatever the inputs, a copy fits a slot buffer, a batch entry fits a
+ * slot, and accumulate, strided, vector, lock and fence never take RMA. */
+static void test_properties(void)
+{
+    static const size_t slots[] = { 1024, 2048, 4096, 16384, 65536 };
+    for (size_t si = 0; si < sizeof slots / sizeof slots[0]; si++) {
+        defaults(slots[si]);
+        for (int agg = 0; agg <= 1; agg++) {
+            S.aggregate = agg;
+            for (int f = 0; f < ARM_FAM_COUNT; f++)
+                for (unsigned caps = 0; caps < 16; caps++)
+                    for (int dirty = 0; dirty <= 1; dirty++)
+                        for (size_t n = 1; n <= (size_t)4 << 20; n = n * 3 / 2 + 1) {
+                            arm_path_t p = arm_path_choose((arm_path_family_t)f, n, caps,
+                                                           dirty, &S);
+                            CHECK(p.proto != ARM_PROTO_COPY || n <= S.slot_size,
+                                  "copy of %zu bytes into a %zu slot", n, S.slot_size);
+                            CHECK(p.proto != ARM_PROTO_BATCH || (agg && ENT + n <= S.slot_size),
+                                  "batch entry of %zu bytes, slot %zu", n, S.slot_size);
+                            CHECK(p.proto != ARM_PROTO_RMA || f == ARM_FAM_PUT ||
+                                  f == ARM_FAM_GET || f == ARM_FAM_RMW,
+                                  "family %d by RMA", f);
+                            CHECK(p.proto != ARM_PROTO_WHOLE || f == ARM_FAM_PUT ||
+                                  f == ARM_FAM_ACC, "family %d as one whole request", f);
+                        }
+        }
+    }
+    unit_section("properties over every family, size, capability and state");
+}
+
+int main(void)
+{
+    test_limits();
+    test_nodes();
+    test_forced();
+    test_properties();
+    return unit_finish("unit.path");
+}
