@@ -66,23 +66,17 @@ static arm_status_t alloc_state(const arm_core_t *c)
     return ARM_OK;
 }
 
-/* A slot holds a request's payload, a reply's data and a packed memory key
- * (a few hundred bytes); the request header says its length in 32 bits. */
-#define SLOT_MIN 1024
-#define SLOT_MAX (1L << 30)
-
+/* The settings of the inter-node path that core's start (arm_core.c)
+ * does not check already (it checks the slot size, 1k..1g). */
 static void check_settings(void)
 {
-    if (arm_config.slot_size < SLOT_MIN || arm_config.slot_size > SLOT_MAX)
-        arm_fatal("ARMCI_Init", "setting ARMADA_SLOT_SIZE=%ld cannot work: a server request "
-                  "slot must hold from %d bytes (1k) to %ld bytes (1g)", arm_config.slot_size,
-                  SLOT_MIN, SLOT_MAX);
-    if (arm_config.pipeline_depth < 1)
-        arm_fatal("ARMCI_Init", "setting ARMADA_PIPELINE_DEPTH=%ld cannot work: at least one "
-                  "chunk must be in flight", arm_config.pipeline_depth);
-    if (arm_config.eager_write_max > SLOT_MAX)
-        arm_fatal("ARMCI_Init", "setting ARMADA_EAGER_WRITE_MAX=%ld is over 1g, the largest "
-                  "eager request", arm_config.eager_write_max);
+    if (arm_config.eager_write_max > (1L << 30))
+        arm_fatal("ARMCI_Init", "setting ARMADA_EAGER_WRITE_MAX=%ld cannot work: an eager "
+                  "request holds at most 1g", arm_config.eager_write_max);
+    if (arm_config.client_poll_yield < 0 || arm_config.server_yield_after < 0)
+        arm_fatal("ARMCI_Init", "settings ARMADA_CLIENT_POLL_YIELD (%ld) and "
+                  "ARMADA_SERVER_YIELD_AFTER (%ld) must be 0 or positive",
+                  arm_config.client_poll_yield, arm_config.server_yield_after);
 }
 
 /* Which transports reach the other nodes: a node reached over a stream
