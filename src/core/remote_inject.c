@@ -10,8 +10,6 @@
 
 enum { INJ_NONE, INJ_HEADER, INJ_OVERSIZE, INJ_CREDIT, INJ_SYNC, INJ_ADDR, INJ_OP };
 
-static int locks_seen;
-
 /* Sends one extra request built on a fresh op, bypassing credits. */
 static void send_raw(const char *call, rop_t *model, int kind, int want_reply)
 {
@@ -22,6 +20,9 @@ static void send_raw(const char *call, rop_t *model, int kind, int want_reply)
     op->call = call;
     op->want_reply = want_reply;
     arm_rem_set_req_id(call, op, want_reply);
+    if (!want_reply)   /* a refusal names the lock's argument */
+        arm_rc.noreply[(op->req.req_id & ~ARM_SRV_REQ_NOREPLY) % NOREPLY_RING].arg =
+            arm_rem_arg_name(model->req.op);
     arm_net_comp_init(&op->send, arm_rem_send_done, op);
     arm_net_am_send(arm_net_server_ep(arm_rc.net, op->node), ARM_SRV_AM_REQ, &op->req,
                     sizeof op->req, NULL, 0, 0, &op->send);
@@ -64,16 +65,16 @@ void arm_rem_inject(const char *call, rop_t *op, arm_net_iov_t *iov, size_t *iov
     arm_rc.inject = INJ_NONE;
 }
 
-/* credit and sync: at the second ARMCI_Lock of a mutex the caller holds,
- * the lock waits at the server, holding the sync slot and the head of this
- * client's queue; then a second sync request, or one more request than
- * there are slots, must be refused. */
+/* credit and sync act on an ARMCI_Lock of a mutex that another process
+ * holds (the test arranges it): the lock waits at the server, holding the
+ * sync slot and the head of this client's queue; then a second sync
+ * request, or one more request than there are slots, must be refused. */
 void arm_rem_inject_after(const char *call, rop_t *op)
 {
-    if ((op->req.op & ~ARM_SRV_SYNC) != ARM_SRV_LOCK || ++locks_seen < 2)
+    if ((op->req.op & ~ARM_SRV_SYNC) != ARM_SRV_LOCK)
         return;
     if (arm_rc.inject == INJ_SYNC) {
-        send_raw(call, op, ARM_SRV_FENCE | ARM_SRV_SYNC, 1);
+        send_raw(call, op, ARM_SRV_LOCK | ARM_SRV_SYNC, 1);
     } else if (arm_rc.inject == INJ_CREDIT) {
         long slots = arm_config.server_slots > 0 ? arm_config.server_slots : 1;
         for (long i = 0; i <= slots; i++)
