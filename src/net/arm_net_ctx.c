@@ -270,6 +270,21 @@ static arm_status_t context_create(arm_net_t *net)
     return ARM_OK;
 }
 
+/* Every endpoint slot knows its worker, kind and peer before any is made. */
+static void init_endpoint_slots(arm_net_t *net)
+{
+    for (int n = 0; n < net->nnodes; n++) {
+        net->to_server[n].worker = &net->client;
+        net->to_server[n].kind = ARM_NET_EP_TO_SERVER;
+        net->to_server[n].peer = n;
+    }
+    for (int r = 0; r < net->nproc; r++) {
+        net->to_client[r].worker = net->server;
+        net->to_client[r].kind = ARM_NET_EP_TO_CLIENT;
+        net->to_client[r].peer = r;
+    }
+}
+
 arm_status_t arm_net_init(const arm_net_params_t *p, arm_net_t **net_p)
 {
     arm_net_t *net;
@@ -316,16 +331,7 @@ arm_status_t arm_net_init(const arm_net_params_t *p, arm_net_t **net_p)
             goto err_client;
         net->server = &net->server_storage;
     }
-    for (int n = 0; n < net->nnodes; n++) {
-        net->to_server[n].worker = &net->client;
-        net->to_server[n].kind = ARM_NET_EP_TO_SERVER;
-        net->to_server[n].peer = n;
-    }
-    for (int r = 0; r < net->nproc; r++) {
-        net->to_client[r].worker = net->server;
-        net->to_client[r].kind = ARM_NET_EP_TO_CLIENT;
-        net->to_client[r].peer = r;
-    }
+    init_endpoint_slots(net);
     ret = exchange_addresses(net);
     if (ret != ARM_OK)
         goto err_server;
