@@ -7,7 +7,7 @@
 #include "core/remote_int.h"
 
 /* ---- allocations -------------------------------------------------------------------- */
-arm_status_t arm_remote_seg_register(arm_alloc_t *a, const char *name, size_t len)
+static arm_status_t locked_seg_register(arm_alloc_t *a, const char *name, size_t len)
 {
     if (!arm_rc.active)
         return ARM_OK;
@@ -91,7 +91,7 @@ arm_status_t arm_remote_alloc_publish(arm_alloc_t *a, const uint64_t **node_base
     return ARM_OK;
 }
 
-void arm_remote_alloc_release(arm_alloc_t *a)
+static void locked_alloc_release(arm_alloc_t *a)
 {
     if (arm_rc.active)
         arm_rem_batch_send("ARMCI_Free", 0);
@@ -131,5 +131,18 @@ arm_net_rkey_t *arm_rem_rkey_for(const char *call, const arm_slice_t *s, int nod
                       arm_status_str(st));
     }
     return ra->rkeys[node];
+}
+arm_status_t arm_remote_seg_register(arm_alloc_t *a, const char *name, size_t len)
+{
+    arm_rem_enter();
+    arm_status_t r = locked_seg_register(a, name, len);
+    arm_rem_leave();
+    return r;
+}
+void arm_remote_alloc_release(arm_alloc_t *a)
+{
+    arm_rem_enter();
+    locked_alloc_release(a);
+    arm_rem_leave();
 }
 #endif /* ARMADA_HAVE_UCX */

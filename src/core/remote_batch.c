@@ -34,13 +34,26 @@ void arm_rem_batch_add(const char *call, int kind, int type, const void *scale,
 {
     int node = arm_core.node_of[proc];
     size_t need = sizeof(arm_srv_batch_ent_t) + ((n + 7) & ~(size_t)7);
-    if (arm_rc.batch && (arm_rc.batch_node != node || arm_rc.batch_used + need > arm_rc.slot_size ||
-                    arm_rc.batch->nseg == 65535))
-        arm_rem_batch_send(call, 0);
-    if (!arm_rc.batch) {
-        arm_rc.batch = arm_rem_op_get(node);
+    /* A wait (for a request, a credit) lets other threads change the batch
+     * under MPI_THREAD_MULTIPLE: look again after each. */
+    for (;;) {
+        rop_t *b = arm_rc.batch;
+        if (b && (arm_rc.batch_node != node || arm_rc.batch_used + need > arm_rc.slot_size ||
+                  b->nseg == 65535)) {
+            arm_rem_batch_send(call, 0);
+            continue;
+        }
+        if (b)
+            break;
+        rop_t *op = arm_rem_op_get(node);
+        if (arm_rc.batch) {
+            arm_rem_op_release(op);
+            continue;
+        }
+        arm_rc.batch = op;
         arm_rc.batch_node = node;
         arm_rc.batch_used = 0;
+        break;
     }
     arm_srv_batch_ent_t e;
     memset(&e, 0, sizeof e);
@@ -58,9 +71,15 @@ void arm_rem_batch_add(const char *call, int kind, int type, const void *scale,
     arm_rem_mark_dirty(node, arm_rc.srv_dirty);
 }
 
-void arm_remote_flush(void)
+static void locked_flush(void)
 {
     if (arm_rc.active)
         arm_rem_batch_send("ARMCI", 0);
+}
+void arm_remote_flush(void)
+{
+    arm_rem_enter();
+    locked_flush();
+    arm_rem_leave();
 }
 #endif /* ARMADA_HAVE_UCX */

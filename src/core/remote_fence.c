@@ -15,30 +15,31 @@ void arm_rem_mark_dirty(int node, unsigned char *flags)
 }
 
 /* ---- ordering ---------------------------------------------------------------------- */
+/* Each flag is cleared before its wait: under threads another thread may
+ * write to the node meanwhile, and its write must leave the node dirty. */
 static void fence_node(int node)
 {
     if (arm_rc.rma_dirty[node]) {
         arm_net_comp_t c;
         arm_net_comp_init(&c, NULL, NULL);
-        arm_net_ep_t *ep = arm_net_server_ep(arm_rc.net, node);
-        if (arm_net_ep_flush(ep, &c) == ARM_INPROGRESS)
-            arm_net_comp_wait(arm_rc.w, &c, arm_rc.spins, -1);
         arm_rc.rma_dirty[node] = 0;
+        arm_net_ep_t *ep = arm_net_server_ep(arm_rc.net, node);
+        arm_rem_rma_complete("ARMCI_Fence", arm_net_ep_flush(ep, &c), &c,
+                             arm_core.node_leader[node]);
     }
     if (arm_rc.batch && arm_rc.batch_node == node) {
-        arm_rem_batch_send("ARMCI_Fence", 1);
         arm_rc.srv_dirty[node] = 0;
-    }
-    if (arm_rc.srv_dirty[node]) {
+        arm_rem_batch_send("ARMCI_Fence", 1);
+    } else if (arm_rc.srv_dirty[node]) {
+        arm_rc.srv_dirty[node] = 0;
         rop_t *op = arm_rem_op_get(node);
         op->req.op = ARM_SRV_FENCE;
         arm_rem_op_send("ARMCI_Fence", op, NULL, 0, 1, 0);
         arm_rem_op_finish("ARMCI_Fence", op);
-        arm_rc.srv_dirty[node] = 0;
     }
 }
 
-void arm_remote_fence(int proc)
+static void locked_fence(int proc)
 {
     if (!arm_rc.active)
         return;
@@ -54,7 +55,7 @@ void arm_remote_fence(int proc)
     COUNT(ARMADA_OP_FENCE, ARMADA_PATH_SERVER, 0);
 }
 
-void arm_remote_fence_all(void)
+static void locked_fence_all(void)
 {
     if (!arm_rc.active)
         return;
@@ -73,5 +74,17 @@ void arm_rem_order_paths(int node, int via_rma)
 {
     if ((via_rma && arm_rc.srv_dirty[node]) || (!via_rma && arm_rc.rma_dirty[node]))
         arm_remote_fence(arm_core.node_leader[node]);
+}
+void arm_remote_fence(int proc)
+{
+    arm_rem_enter();
+    locked_fence(proc);
+    arm_rem_leave();
+}
+void arm_remote_fence_all(void)
+{
+    arm_rem_enter();
+    locked_fence_all();
+    arm_rem_leave();
 }
 #endif /* ARMADA_HAVE_UCX */

@@ -190,6 +190,11 @@ arm_status_t arm_remote_init(arm_core_t *c)
     if (st != ARM_OK)
         return st;
     arm_rc.w = arm_net_client_worker(arm_rc.net);
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    arm_rc.mt = level == MPI_THREAD_MULTIPLE;
+    if (arm_rc.mt && pthread_mutex_init(&arm_rc.lock, NULL) != 0)
+        return ARM_ERR_SYSTEM;
     arm_rc.slot_size = (size_t)arm_config.slot_size;
     arm_rc.depth = arm_config.pipeline_depth < OP_POOL / 2 ? (int)arm_config.pipeline_depth
                                                            : OP_POOL / 2;
@@ -252,6 +257,8 @@ void arm_remote_finalize(arm_core_t *c)
     free(arm_rc.inject_buf);
     free(arm_rc.rma_dirty);
     free(arm_rc.dirty_list);
+    if (arm_rc.mt)
+        pthread_mutex_destroy(&arm_rc.lock);
     memset(&arm_rc, 0, sizeof arm_rc);
 }
 

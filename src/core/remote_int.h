@@ -4,6 +4,7 @@
 #ifndef ARM_REMOTE_INT_H
 #define ARM_REMOTE_INT_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "core/arm_remote.h"
@@ -89,7 +90,6 @@ typedef struct arm_remote_ctx {
         int live;               /* requests still outstanding               */
         int proc;               /* target, for ARMCI_WaitProc               */
     } nb[NB_MAX];
-    int nb_cur;                 /* entry + 1 of the call under way, else 0  */
     int nb_next;
     /* Requests that want no reply, remembered so that a refusal of one
      * names its call (ARM_SRV_REQ_NOREPLY | sequence number). */
@@ -98,11 +98,38 @@ typedef struct arm_remote_ctx {
         const char *call, *arg;
         int target;
     } noreply[NOREPLY_RING];
+    int mt;                     /* MPI_THREAD_MULTIPLE granted: one lock    */
+    pthread_mutex_t lock;       /* serializes the client's path when mt     */
     int inject;                 /* ARMADA_TEST_INJECT, until used           */
     char *inject_buf;           /* oversize injection: 2 slots              */
 } arm_remote_ctx_t;
 
 extern arm_remote_ctx_t arm_rc;
+
+/* The non-blocking get call under way in this thread: entry + 1, else 0. */
+extern _Thread_local int arm_rem_nb_cur;
+
+/* remote_lock.c: under MPI_THREAD_MULTIPLE one process-wide lock
+ * serializes the client's inter-node path (decision 020). Taken by every
+ * arm_remote_* entry, re-entrant in one thread, dropped while a wait
+ * sleeps; neither taken nor costing more than a load and a branch when the
+ * level granted is lower. */
+void arm_rem_lock_take(void);
+void arm_rem_lock_drop(void);
+int arm_rem_lock_release_all(void);        /* returns the depth to restore */
+void arm_rem_lock_restore(int depth);
+
+static inline void arm_rem_enter(void)
+{
+    if (arm_rc.mt)
+        arm_rem_lock_take();
+}
+
+static inline void arm_rem_leave(void)
+{
+    if (arm_rc.mt)
+        arm_rem_lock_drop();
+}
 
 #define CAPS_KNOWN 0x80000000u
 

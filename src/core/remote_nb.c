@@ -10,7 +10,7 @@
  * the pool, on its own. */
 void arm_rem_nb_attach(const char *call, rop_t *op)
 {
-    int i = arm_rc.nb_cur - 1;
+    int i = arm_rem_nb_cur - 1;
     op->nb = i;
     op->call = call;
     arm_rc.nb[i].live++;
@@ -27,22 +27,26 @@ void arm_remote_nb_begin(void)
 {
     if (!arm_rc.active)
         return;
+    arm_rem_enter();    /* held until arm_remote_nb_end */
     int i = arm_rc.nb_next;
     while (arm_rc.nb[i].live)          /* at most OP_POOL entries are live */
         i = (i + 1) % NB_MAX;
     arm_rc.nb_next = (i + 1) % NB_MAX;
     arm_rc.nb[i].gen++;
     arm_rc.nb[i].proc = -1;
-    arm_rc.nb_cur = i + 1;
+    arm_rem_nb_cur = i + 1;
 }
 
 int arm_remote_nb_end(void)
 {
-    int i = arm_rc.nb_cur - 1;
-    arm_rc.nb_cur = 0;
-    if (i < 0 || !arm_rc.nb[i].live)
+    if (!arm_rc.active)
         return 0;
-    return 1 + i + NB_MAX * (int)(arm_rc.nb[i].gen & NB_GEN_MASK);
+    int i = arm_rem_nb_cur - 1;
+    arm_rem_nb_cur = 0;
+    int token = i < 0 || !arm_rc.nb[i].live
+              ? 0 : 1 + i + NB_MAX * (int)(arm_rc.nb[i].gen & NB_GEN_MASK);
+    arm_rem_leave();
+    return token;
 }
 
 static int nb_entry(int token)
@@ -52,7 +56,7 @@ static int nb_entry(int token)
     return arm_rc.active && arm_rc.nb[i].live && (arm_rc.nb[i].gen & NB_GEN_MASK) == gen ? i : -1;
 }
 
-int arm_remote_nb_outstanding(void)
+static int locked_nb_outstanding(void)
 {
     int n = 0;
     for (int i = 0; arm_rc.active && i < NB_MAX; i++)
@@ -61,26 +65,52 @@ int arm_remote_nb_outstanding(void)
 }
 
 /* token 0: every outstanding get. */
-int arm_remote_nb_test(int token)
+static int locked_nb_test(int token)
 {
     if (token ? nb_entry(token) >= 0 : arm_remote_nb_outstanding() > 0)
         arm_net_progress(arm_rc.w);
     return token ? nb_entry(token) < 0 : arm_remote_nb_outstanding() == 0;
 }
 
-void arm_remote_nb_wait(const char *call, int token)
+static void locked_nb_wait(const char *call, int token)
 {
     int i = nb_entry(token);
     if (i >= 0)
         arm_rem_wait_on(&arm_rc.nb[i].live, 1, call, arm_rc.nb[i].proc, 1);
 }
 
-void arm_remote_nb_wait_proc(const char *call, int proc)
+static void locked_nb_wait_proc(const char *call, int proc)
 {
     if (!arm_rc.active)
         return;
     for (int i = 0; i < NB_MAX; i++)
         if (arm_rc.nb[i].live && (proc < 0 || arm_rc.nb[i].proc == proc))
             arm_rem_wait_on(&arm_rc.nb[i].live, 1, call, arm_rc.nb[i].proc, 1);
+}
+int arm_remote_nb_test(int token)
+{
+    arm_rem_enter();
+    int r = locked_nb_test(token);
+    arm_rem_leave();
+    return r;
+}
+void arm_remote_nb_wait(const char *call, int token)
+{
+    arm_rem_enter();
+    locked_nb_wait(call, token);
+    arm_rem_leave();
+}
+void arm_remote_nb_wait_proc(const char *call, int proc)
+{
+    arm_rem_enter();
+    locked_nb_wait_proc(call, proc);
+    arm_rem_leave();
+}
+int arm_remote_nb_outstanding(void)
+{
+    arm_rem_enter();
+    int r = locked_nb_outstanding();
+    arm_rem_leave();
+    return r;
 }
 #endif /* ARMADA_HAVE_UCX */

@@ -5,7 +5,29 @@
 #define _POSIX_C_SOURCE 200809L
 #include "arm_build_config.h"
 #if ARMADA_HAVE_UCX
+#include <sched.h>
+#include <time.h>
 #include "core/remote_int.h"
+
+/* Idle step under MPI_THREAD_MULTIPLE: the worker belongs to whichever
+ * thread holds the lock, so a waiting thread does not sleep on its event
+ * descriptor; it lets go of the lock, yields (or, past its polls, naps
+ * 200 us, less when asked for less) and takes the lock again. Returns 1
+ * when it napped. */
+static int mt_idle(int *idle, int sleep_ms)
+{
+    int d = arm_rem_lock_release_all();
+    int napped = ++*idle >= arm_rc.spins;
+    if (napped) {
+        struct timespec ts = { 0, sleep_ms < 1 ? 50000L : 200000L };
+        *idle = 0;
+        nanosleep(&ts, NULL);
+    } else {
+        sched_yield();
+    }
+    arm_rem_lock_restore(d);
+    return napped;
+}
 
 /* One step of every client-side wait: progress the client worker; after
  * arm_rc.spins empty polls, yield the CPU for a while (arm_net_set_yield),
@@ -17,6 +39,8 @@ int arm_rem_wait_step(int *idle, double *since, int sleep_ms)
         *idle = 0;
         return 0;
     }
+    if (arm_rc.mt)
+        return mt_idle(idle, sleep_ms);
     return arm_net_idle(arm_rc.w, idle, since, arm_rc.spins, sleep_ms, NULL);
 }
 

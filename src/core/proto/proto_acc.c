@@ -14,7 +14,7 @@ static rop_t *acc_request(int type, const void *scale, uint64_t raddr, size_t n,
     return op;
 }
 
-void arm_remote_acc(const char *call, int type, const void *scale, const void *src,
+static void locked_acc(const char *call, int type, const void *scale, const void *src,
                     const arm_slice_t *s, uintptr_t dst, size_t n, int proc)
 {
     int node = arm_core.node_of[proc];
@@ -47,5 +47,12 @@ void arm_remote_acc(const char *call, int type, const void *scale, const void *s
     }
     arm_rem_mark_dirty(node, arm_rc.srv_dirty);
     COUNT(ARMADA_OP_ACC, ARMADA_PATH_SERVER, n);
+}
+void arm_remote_acc(const char *call, int type, const void *scale, const void *src,
+                    const arm_slice_t *s, uintptr_t dst, size_t n, int proc)
+{
+    arm_rem_enter();
+    locked_acc(call, type, scale, src, s, dst, n, proc);
+    arm_rem_leave();
 }
 #endif /* ARMADA_HAVE_UCX */

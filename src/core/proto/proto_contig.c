@@ -11,7 +11,7 @@ static unsigned am_flags(unsigned path_flags)
            (path_flags & ARM_PATH_AM_RNDV ? ARM_NET_AM_RNDV : 0);
 }
 
-void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uintptr_t dst,
+static void locked_put(const char *call, const void *src, const arm_slice_t *s, uintptr_t dst,
                     size_t n, int proc)
 {
     int node = arm_core.node_of[proc];
@@ -63,7 +63,7 @@ static void get_rma(const char *call, const arm_slice_t *s, uint64_t raddr, void
                     size_t n, int proc)
 {
     int node = arm_core.node_of[proc];
-    if (arm_rc.nb_cur) {
+    if (arm_rem_nb_cur) {
         /* Non-blocking: the request's own completion tracks the get. */
         rop_t *op = arm_rem_op_get(node);
         op->req.target = proc;
@@ -80,7 +80,7 @@ static void get_rma(const char *call, const arm_slice_t *s, uint64_t raddr, void
                          &c, proc);
 }
 
-void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void *dst,
+static void locked_get(const char *call, const arm_slice_t *s, uintptr_t src, void *dst,
                     size_t n, int proc)
 {
     arm_rem_batch_send(call, 0);
@@ -101,5 +101,19 @@ void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void 
     if (!arm_rem_op_send(call, op, NULL, 0, 1, 0))
         arm_rem_op_finish(call, op);
     COUNT(ARMADA_OP_GET, ARMADA_PATH_SERVER, n);
+}
+void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uintptr_t dst,
+                    size_t n, int proc)
+{
+    arm_rem_enter();
+    locked_put(call, src, s, dst, n, proc);
+    arm_rem_leave();
+}
+void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void *dst,
+                    size_t n, int proc)
+{
+    arm_rem_enter();
+    locked_get(call, s, src, dst, n, proc);
+    arm_rem_leave();
 }
 #endif /* ARMADA_HAVE_UCX */

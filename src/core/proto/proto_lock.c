@@ -4,6 +4,7 @@
 #if ARMADA_HAVE_UCX
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "core/remote_int.h"
 
 static int mutex_request(const char *call, int kind, const arm_slice_t *s, uintptr_t addr,
@@ -27,16 +28,36 @@ static int mutex_request(const char *call, int kind, const arm_slice_t *s, uintp
 
 int arm_remote_trylock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc)
 {
-    return mutex_request(call, ARM_SRV_TRYLOCK, s, addr, proc);
+    arm_rem_enter();
+    int r = mutex_request(call, ARM_SRV_TRYLOCK, s, addr, proc);
+    arm_rem_leave();
+    return r;
 }
 
 void arm_remote_lock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc)
 {
-    mutex_request(call, ARM_SRV_LOCK, s, addr, proc);
+    arm_rem_enter();
+    if (!arm_rc.mt) {
+        mutex_request(call, ARM_SRV_LOCK, s, addr, proc);
+    } else {
+        /* With threads, a lock waiting at the server would hold the head of
+         * this process's queue there, and with it an unlock by another of
+         * its threads that the lock's holder waits for: threads take a
+         * mutex by trying, napping without the lock between tries. */
+        while (!mutex_request(call, ARM_SRV_TRYLOCK, s, addr, proc)) {
+            int d = arm_rem_lock_release_all();
+            struct timespec ts = { 0, 100000L };
+            nanosleep(&ts, NULL);
+            arm_rem_lock_restore(d);
+        }
+    }
+    arm_rem_leave();
 }
 
 void arm_remote_unlock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc)
 {
+    arm_rem_enter();
     mutex_request(call, ARM_SRV_UNLOCK, s, addr, proc);
+    arm_rem_leave();
 }
 #endif /* ARMADA_HAVE_UCX */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "core/remote_int.h"
 
-long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t addr,
+static long locked_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t addr,
                     long value, long compare, int proc)
 {
     arm_rem_batch_send(call, 0);
@@ -48,5 +48,13 @@ long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t ad
     arm_rem_op_finish(call, o);
     COUNT(ARMADA_OP_RMW, ARMADA_PATH_SERVER, (sub & 1) ? 8 : 4);
     return (long)o->value;
+}
+long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t addr,
+                    long value, long compare, int proc)
+{
+    arm_rem_enter();
+    long r = locked_rmw(call, op, s, addr, value, compare, proc);
+    arm_rem_leave();
+    return r;
 }
 #endif /* ARMADA_HAVE_UCX */

@@ -22,7 +22,7 @@ static void strided_piece(void *ctx, size_t soff, size_t doff, size_t len)
         arm_rem_sb_add(x->b, x->local + soff, x->rbase + doff, len);
 }
 
-void arm_remote_strided(const char *call, int op, int type, const void *scale,
+static void locked_strided(const char *call, int op, int type, const void *scale,
                         void *src, const int *src_stride, void *dst, const int *dst_stride,
                         const int *count, int levels, int proc)
 {
@@ -40,7 +40,7 @@ void arm_remote_strided(const char *call, int op, int type, const void *scale,
     arm_rem_sb_done(&b, op);
 }
 
-void arm_remote_vector(const char *call, int op, int type, const void *scale,
+static void locked_vector(const char *call, int op, int type, const void *scale,
                        const void *const *src, void *const *dst, int n, size_t bytes,
                        int proc)
 {
@@ -58,5 +58,21 @@ void arm_remote_vector(const char *call, int op, int type, const void *scale,
         arm_rem_sb_add(&b, remote_is_src ? (char *)dst[i] : (char *)src[i], raddr, bytes);
     }
     arm_rem_sb_done(&b, op);
+}
+void arm_remote_strided(const char *call, int op, int type, const void *scale,
+                        void *src, const int *src_stride, void *dst, const int *dst_stride,
+                        const int *count, int levels, int proc)
+{
+    arm_rem_enter();
+    locked_strided(call, op, type, scale, src, src_stride, dst, dst_stride, count, levels, proc);
+    arm_rem_leave();
+}
+void arm_remote_vector(const char *call, int op, int type, const void *scale,
+                       const void *const *src, void *const *dst, int n, size_t bytes,
+                       int proc)
+{
+    arm_rem_enter();
+    locked_vector(call, op, type, scale, src, dst, n, bytes, proc);
+    arm_rem_leave();
 }
 #endif /* ARMADA_HAVE_UCX */
