@@ -15,28 +15,39 @@ void arm_rem_mark_dirty(int node, unsigned char *flags)
 }
 
 /* ---- ordering ---------------------------------------------------------------------- */
-/* Each flag is cleared before its wait: under threads another thread may
- * write to the node meanwhile, and its write must leave the node dirty. */
-static void fence_node(int node)
+/* A node is in dirty_list exactly while one of its flags is set. A fence
+ * clears both, and takes the node off the list, before it waits: under
+ * threads another thread may write to the node meanwhile, and its write
+ * must leave the node dirty and listed again. listed: the caller has not
+ * already taken the node off the list. */
+static void fence_node(int node, int listed)
 {
-    if (arm_rc.rma_dirty[node]) {
+    int rma = arm_rc.rma_dirty[node], srv = arm_rc.srv_dirty[node];
+    arm_rc.rma_dirty[node] = arm_rc.srv_dirty[node] = 0;
+    arm_rc.fencing[node]++;
+    arm_rc.nfencing++;
+    for (int i = 0; listed && i < arm_rc.ndirty; i++)
+        if (arm_rc.dirty_list[i] == node) {
+            arm_rc.dirty_list[i] = arm_rc.dirty_list[--arm_rc.ndirty];
+            break;
+        }
+    if (rma) {
         arm_net_comp_t c;
         arm_net_comp_init(&c, NULL, NULL);
-        arm_rc.rma_dirty[node] = 0;
         arm_net_ep_t *ep = arm_net_server_ep(arm_rc.net, node);
         arm_rem_rma_complete("ARMCI_Fence", arm_net_ep_flush(ep, &c), &c,
                              arm_core.node_leader[node]);
     }
     if (arm_rc.batch && arm_rc.batch_node == node) {
-        arm_rc.srv_dirty[node] = 0;
         arm_rem_batch_send("ARMCI_Fence", 1);
-    } else if (arm_rc.srv_dirty[node]) {
-        arm_rc.srv_dirty[node] = 0;
+    } else if (srv) {
         rop_t *op = arm_rem_op_get(node);
         op->req.op = ARM_SRV_FENCE;
         arm_rem_op_send("ARMCI_Fence", op, NULL, 0, 1, 0);
         arm_rem_op_finish("ARMCI_Fence", op);
     }
+    arm_rc.fencing[node]--;
+    arm_rc.nfencing--;
 }
 
 static void locked_fence(int proc)
@@ -44,15 +55,15 @@ static void locked_fence(int proc)
     if (!arm_rc.active)
         return;
     int node = arm_core.node_of[proc];
-    if (!arm_rc.srv_dirty[node] && !arm_rc.rma_dirty[node])
-        return;
-    fence_node(node);
-    for (int i = 0; i < arm_rc.ndirty; i++)
-        if (arm_rc.dirty_list[i] == node) {
-            arm_rc.dirty_list[i] = arm_rc.dirty_list[--arm_rc.ndirty];
-            break;
-        }
-    COUNT(ARMADA_OP_FENCE, ARMADA_PATH_SERVER, 0);
+    if (arm_rc.srv_dirty[node] || arm_rc.rma_dirty[node]) {
+        fence_node(node, 1);
+        COUNT(ARMADA_OP_FENCE, ARMADA_PATH_SERVER, 0);
+    }
+    /* Under threads, another thread's fence of the node may still be in
+     * flight with this thread's writes: it completes them too (that fence
+     * has the peer deadline of its own). */
+    if (arm_rc.fencing[node])
+        arm_rem_wait_on(&arm_rc.fencing[node], 1, "ARMCI_Fence", proc, 0);
 }
 
 static void locked_fence_all(void)
@@ -61,7 +72,9 @@ static void locked_fence_all(void)
         return;
     /* Costs what is outstanding: only nodes written since their last fence. */
     while (arm_rc.ndirty > 0)
-        fence_node(arm_rc.dirty_list[--arm_rc.ndirty]);
+        fence_node(arm_rc.dirty_list[--arm_rc.ndirty], 0);
+    if (arm_rc.nfencing)
+        arm_rem_wait_on(&arm_rc.nfencing, 1, "ARMCI_Fence", arm_core.me, 0);
 }
 
 /* Location consistency: an operation sees, and lands after, this process's
@@ -72,7 +85,8 @@ static void locked_fence_all(void)
  * never set and this costs two loads. */
 void arm_rem_order_paths(int node, int via_rma)
 {
-    if ((via_rma && arm_rc.srv_dirty[node]) || (!via_rma && arm_rc.rma_dirty[node]))
+    if ((via_rma && (arm_rc.srv_dirty[node] || arm_rc.fencing[node])) ||
+        (!via_rma && arm_rc.rma_dirty[node]))
         arm_remote_fence(arm_core.node_leader[node]);
 }
 void arm_remote_fence(int proc)

@@ -43,8 +43,9 @@ static arm_status_t alloc_state(const arm_core_t *c)
     arm_rc.rma_dirty = calloc(nn, 1);
     arm_rc.dirty_list = calloc(nn, sizeof *arm_rc.dirty_list);
     arm_rc.node_caps = calloc(nn, sizeof *arm_rc.node_caps);
+    arm_rc.fencing = calloc(nn, sizeof *arm_rc.fencing);
     if (!arm_rc.credits || !arm_rc.srv_dirty || !arm_rc.rma_dirty || !arm_rc.dirty_list ||
-        !arm_rc.node_caps)
+        !arm_rc.node_caps || !arm_rc.fencing)
         return ARM_ERR_NO_MEMORY;
     int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
     for (int n = 0; n < c->nnodes; n++)
@@ -254,6 +255,7 @@ void arm_remote_finalize(arm_core_t *c)
     free(arm_rc.credits);
     free(arm_rc.srv_dirty);
     free(arm_rc.node_caps);
+    free(arm_rc.fencing);
     free(arm_rc.inject_buf);
     free(arm_rc.rma_dirty);
     free(arm_rc.dirty_list);

@@ -76,6 +76,7 @@ typedef struct arm_remote_ctx {
     unsigned char *srv_dirty;   /* node -> writes sent since the last fence */
     unsigned char *rma_dirty;   /* node -> RMA writes not flushed           */
     int *dirty_list, ndirty;
+    int *fencing, nfencing;     /* node -> fences in flight (threads)       */
     rop_t *batch;               /* small puts/accs held for one node        */
     int batch_node;
     size_t batch_used;
@@ -145,7 +146,8 @@ static inline unsigned arm_rem_caps(int node)
 
 static inline arm_path_t arm_rem_path(arm_path_family_t fam, size_t n, int node)
 {
-    return arm_path_choose(fam, n, arm_rem_caps(node), arm_rc.srv_dirty[node], &arm_rc.ps);
+    return arm_path_choose(fam, n, arm_rem_caps(node),
+                           arm_rc.srv_dirty[node] || arm_rc.fencing[node], &arm_rc.ps);
 }
 
 #define COUNT(op, path, n)                          \
