@@ -39,7 +39,7 @@ enum {
                                            poll is a system call          */
 };
 
-/* Whole-number for the ARMADA_RMA_PATH / _AMO_PATH choices. */
+/* Values of ARMADA_RMA_PATH and ARMADA_AMO_PATH (their choices in order). */
 enum { ARM_PATH_AUTO = 0, ARM_PATH_FORCE_RMA = 1, ARM_PATH_FORCE_SERVER = 2 };
 
 /* The settings the choice uses, with the limits a slot imposes applied

@@ -1,6 +1,8 @@
 /* The inter-node path, seen from the core's dispatch: operations on a process
- * of another node. The net and server layers implement it; until they do,
- * arm_remote_none.c stops the program with a clear "not supported yet". */
+ * of another node. src/core/remote_*.c and src/core/proto/ implement it over
+ * the net and server layers (the path of each operation: arm_path.h); a
+ * build without UCX has arm_remote_none.c, which stops the program with a
+ * clear "not supported". Every entry is safe under MPI_THREAD_MULTIPLE. */
 #ifndef ARM_REMOTE_H
 #define ARM_REMOTE_H
 
