@@ -93,7 +93,8 @@ struct arm_server {
     size_t slab_bytes;
     srv_seg_t *segs;
     int nsegs, segcap;
-    srv_client_t *blocked;     /* clients whose head waits (a held lock)     */
+    srv_client_t *blocked;     /* clients whose head waits (a held lock),    */
+    srv_client_t *blocked_tail;/* oldest first                               */
     int nblocked;
     arm_server_stats_t stats;
     uint64_t refused;          /* requests answered with a refusal           */

@@ -174,16 +174,20 @@ static int serve(struct arm_server *s, srv_slot_t *sl)
     return 1;
 }
 
+/* Waiting clients form a FIFO list: retried in the order they began to
+ * wait, and found in time proportional to how many wait. */
 static void block(struct arm_server *s, srv_client_t *cl)
 {
     if (cl->blocked)
         return;
     cl->blocked = 1;
-    cl->bprev = NULL;
-    cl->bnext = s->blocked;
-    if (s->blocked)
-        s->blocked->bprev = cl;
-    s->blocked = cl;
+    cl->bnext = NULL;
+    cl->bprev = s->blocked_tail;
+    if (s->blocked_tail)
+        s->blocked_tail->bnext = cl;
+    else
+        s->blocked = cl;
+    s->blocked_tail = cl;
     s->nblocked++;
     s->stats.lock_waits++;
 }
@@ -199,6 +203,8 @@ static void unblock(struct arm_server *s, srv_client_t *cl)
         s->blocked = cl->bnext;
     if (cl->bnext)
         cl->bnext->bprev = cl->bprev;
+    else
+        s->blocked_tail = cl->bprev;
     cl->bnext = cl->bprev = NULL;
     s->nblocked--;
 }

@@ -111,6 +111,9 @@ static arm_status_t fake_recv_data(void *ctx, const arm_net_am_msg_t *msg, void 
     if (len < msg->data_len || live_find(f, msg->data) < 0)
         return ARM_ERR_INVALID_ARG;
     if (msg->rndv && f->hold_recvs) {
+        /* The transfer owns the data now, whatever the handler returns. */
+        int i = live_find(f, msg->data);
+        f->live[i] = f->live[--f->nlive];
         f->rx = grow(f->rx, &f->rx_cap, f->nrx, sizeof *f->rx);
         f->rx[f->nrx++] = (struct srv_fake_rx){ comp, buf, msg->data, msg->data_len };
         comp->pending++;
@@ -151,7 +154,7 @@ static int fake_progress(void *ctx)
         struct srv_fake_rx r = f->rx[0];
         memmove(f->rx, f->rx + 1, --f->nrx * sizeof *f->rx);
         memcpy(r.buf, r.src, r.len);
-        live_drop(f, r.src);
+        free(r.src);
         complete(r.comp, ARM_OK);
         did = 1;
     }
@@ -226,6 +229,8 @@ void srv_fake_fini(srv_fake_t *f)
         free(f->sent[i].data);
     while (f->nlive)
         free(f->live[--f->nlive]);
+    for (size_t i = 0; i < f->nrx; i++)
+        free(f->rx[i].src);
     free(f->sent);
     free(f->rx);
     free(f->live);
