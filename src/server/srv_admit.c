@@ -18,11 +18,11 @@ static arm_status_t refuse(struct arm_server *s, const arm_srv_req_t *req, int c
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    s->refused++;
+    s->stats.refused++;
     if (req->src < 0 || req->src >= s->p.nproc) {
         arm_log(ARM_LOG_ERROR, "server", "request from rank %d dropped, no one to answer: %s",
                 req->src, why);
-        s->refusals_lost++;
+        s->stats.refusals_lost++;
         return ARM_OK;
     }
     srv_client_t *cl = &s->clients[req->src];
@@ -33,7 +33,7 @@ static arm_status_t refuse(struct arm_server *s, const arm_srv_req_t *req, int c
             req->src, (unsigned long long)req->req_id, why);
     if (rec->busy) {
         /* The client already has a refusal on its way and stops on it. */
-        s->refusals_lost++;
+        s->stats.refusals_lost++;
         return ARM_OK;
     }
     memcpy(rec->why, why, sizeof why);

@@ -96,7 +96,7 @@ static arm_status_t seg_table(const srv_slot_t *sl, int with_data, const arm_srv
     return ARM_OK;
 }
 
-static arm_status_t h_putseg(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
+static arm_status_t h_segwrite(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
 {
     const arm_srv_req_t *r = &sl->req;
     const arm_srv_seg_t *tab = NULL;
@@ -316,9 +316,9 @@ const srv_handler_t srv_handlers[SRV_NOPS] = {
     [ARM_SRV_PUT]     = { "put",           h_put,     0 },
     [ARM_SRV_GET]     = { "get",           h_get,     1 },
     [ARM_SRV_ACC]     = { "accumulate",    h_acc,     0 },
-    [ARM_SRV_PUTSEG]  = { "segmented put", h_putseg,  0 },
+    [ARM_SRV_PUTSEG]  = { "segmented put", h_segwrite,  0 },
     [ARM_SRV_GETSEG]  = { "segmented get", h_getseg,  1 },
-    [ARM_SRV_ACCSEG]  = { "segmented acc", h_putseg,  0 },
+    [ARM_SRV_ACCSEG]  = { "segmented acc", h_segwrite,  0 },
     [ARM_SRV_RMW]     = { "rmw",           h_rmw,     1 },
     [ARM_SRV_LOCK]    = { "lock",          h_lock,    1 },
     [ARM_SRV_UNLOCK]  = { "unlock",        h_unlock,  0 },

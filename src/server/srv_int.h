@@ -1,8 +1,10 @@
 /* Internals of the communication server, shared by its files:
- * srv_slots.c (admission, slots, credits, replies, in-order service),
- * srv_handlers.c (one handler per operation, in a const table),
- * srv_segs.c (registered segments), srv_main.c (progress and the thread)
- * and arm_server.c (the UCX server the runtime starts). */
+ * srv_admit.c (admission and refusals), srv_slots.c (slots, credits,
+ * replies, in-order service, the list of waiting clients), srv_handlers.c
+ * (one handler per operation, in a const table), srv_segs.c (registered
+ * segments), srv_main.c (making a server over a transport, progress, the
+ * thread) and arm_server.c (the server the runtime starts, over UCX). The
+ * transports are srv_xport_ucx.c and srv_xport_fake.c (srv_xport.h). */
 #ifndef SRV_INT_H
 #define SRV_INT_H
 
@@ -97,8 +99,6 @@ struct arm_server {
     srv_client_t *blocked_tail;/* oldest first                               */
     int nblocked;
     arm_server_stats_t stats;
-    uint64_t refused;          /* requests answered with a refusal           */
-    uint64_t refusals_lost;    /* refusals not sent (no slot, one in flight) */
 };
 
 /* What a handler hands back besides its status: the reply's value and

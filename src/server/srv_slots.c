@@ -131,7 +131,7 @@ static void slot_refuse(srv_slot_t *sl, arm_status_t st, const char *why)
     arm_log(ARM_LOG_ERROR, "server", "refused %s from rank %d (req %#llx): %s",
             srv_handler_of(sl->req.op)->name, sl->req.src,
             (unsigned long long)sl->req.req_id, rec->why);
-    s->refused++;
+    s->stats.refused++;
     arm_net_iov_t iov = { rec->why, strlen(rec->why) };
     slot_reply(sl, 0, st, &iov, 1, iov.len);
 }

@@ -88,7 +88,7 @@ static void test_refusals(void)
     CHECK(refusal(&h, &r, 20, NULL, 0, &rep, &why, &to) && to == 2 && rep.req_id == 0 &&
           strstr(why, "(20 bytes, want 64)"), "20-byte header answered with req_id 0");
     /* 3 bytes: nobody to answer. */
-    CHECK(!refusal(&h, &r, 3, NULL, 0, &rep, &why, &to) && h.s->refusals_lost == 1,
+    CHECK(!refusal(&h, &r, 3, NULL, 0, &rep, &why, &to) && h.s->stats.refusals_lost == 1,
           "3-byte header: dropped, counted");
     /* More data than a slot. */
     static char big[20000];
@@ -136,8 +136,8 @@ static void test_refusals(void)
     arm_shm_mutex_unlock(mx);
     srv_progress(h.s);
     CHECK(h.mem[512] == 'x' && h.s->clients[1].nfree == 4, "the queued puts served");
-    CHECK(h.s->refused == 9, "nine refusals counted (%llu)",
-          (unsigned long long)h.s->refused);
+    CHECK(h.s->stats.refused == 9, "nine refusals counted (%llu)",
+          (unsigned long long)h.s->stats.refused);
     h_fini(&h);
     unit_section("every refusal answered: status, req_id, reason");
 }
