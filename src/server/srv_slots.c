@@ -94,7 +94,9 @@ static void rec_done(srv_rec_t *rec, int async)
         rec->slot = NULL;
         srv_slot_free(sl);
     } else if (rec == &cl->credit_rec) {
-        if (half_back(cl))
+        /* Only from a completion: a send that failed at once is not retried
+         * in a loop. */
+        if (async && half_back(cl))
             srv_send_credits(cl);
     } else if (async && cl->qcount > 0) {
         /* A sync request may wait at the head for a free record. */

@@ -53,6 +53,8 @@ static arm_status_t record(srv_fake_t *f, int to, int is_request, const void *hd
 {
     if (hdr_len > sizeof f->sent[0].hdr)
         return ARM_ERR_INVALID_ARG;
+    if (f->fail_sends)
+        return ARM_ERR_TRANSPORT;
     f->sent = grow(f->sent, &f->sent_cap, f->nsent, sizeof *f->sent);
     srv_fake_sent_t *m = &f->sent[f->nsent++];
     memset(m, 0, sizeof *m);

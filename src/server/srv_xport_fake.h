@@ -32,6 +32,7 @@ typedef struct srv_fake {
     void           *cb_arg;
     int             send_mode;  /* SRV_FAKE_SEND_*                           */
     int             hold_recvs; /* rendezvous receives complete at progress  */
+    int             fail_sends; /* sends fail at once (ARM_ERR_TRANSPORT)    */
     srv_fake_sent_t *sent;      /* every send, in order                      */
     size_t          nsent, sent_cap;
     size_t          ndone;      /* sends before this index are complete      */

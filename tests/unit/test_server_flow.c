@@ -57,6 +57,31 @@ static void test_credits(void)
     unit_section("credits returned, slots reused, 1000 puts through 4 slots");
 }
 
+/* Sends that fail at once (a client gone): the server neither loops nor
+ * loses the credits, which reach the client with the next reply that gets
+ * through. */
+static void test_failed_sends(void)
+{
+    harness_t h;
+    h_init(&h, 4, 4, SLOT, MEM);
+    h.f.fail_sends = 1;
+    for (int i = 0; i < 4; i++) {
+        arm_srv_req_t r = h_req(&h, 1, ARM_SRV_PUT, h_addr(&h, 64), 1);
+        h_send(&h, &r, "p", 1, 0);
+    }
+    arm_srv_req_t g = h_sync(&h, 1, ARM_SRV_GET, h_addr(&h, 64), 1);
+    h_send(&h, &g, NULL, 0, 0);
+    CHECK(h.f.nsent == 0 && h.mem[64] == 'p' && h.s->clients[1].unreturned == 4,
+          "served; replies failed; 4 credits still owed (%u)", h.s->clients[1].unreturned);
+    h.f.fail_sends = 0;
+    arm_srv_req_t f = h_sync(&h, 1, ARM_SRV_FENCE, 0, 0);
+    h_send(&h, &f, NULL, 0, 0);
+    h_drain_replies(&h);
+    CHECK(h.credits[1] == 4, "the next reply carries them (%d)", h.credits[1]);
+    h_fini(&h);
+    unit_section("sends failing at once: no loop, credits kept");
+}
+
 /* ---- refusals ------------------------------------------------------------------------ */
 /* Delivers a raw header; returns the refusal sent for it (0: none). */
 static int refusal(harness_t *h, const void *hdr, size_t hdr_len, const void *data, size_t len,
@@ -224,6 +249,7 @@ int main(void)
 {
     printf("unit.server_flow: credits, refusals, the sync slot, waiting clients\n");
     test_credits();
+    test_failed_sends();
     test_refusals();
     test_sync_race();
     test_waiting_scale();
