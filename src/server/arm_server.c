@@ -3,28 +3,28 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include "server/srv_int.h"
+#include "util/arm_config.h"
 
 arm_status_t arm_server_start(const arm_server_params_t *p, arm_server_t **out)
 {
     srv_xport_ucx_t *u = calloc(1, sizeof *u);
     if (!u)
         return ARM_ERR_NO_MEMORY;
-    u->net = p->net;
-    u->w = arm_net_server_worker(p->net);
-    if (!u->w) {
-        free(u);
-        return ARM_ERR_INVALID_ARG;
-    }
-    struct arm_server *s;
-    arm_status_t st = srv_create(p, &srv_xport_ucx, u, &s);
+    /* Replies in flight at once: each slot's, the sync ones, a credit-only
+     * and a refusal per client. */
+    int per_client = (p->slots > 0 ? p->slots : 1) + SRV_SYNC_RECS + 2;
+    arm_status_t st = srv_xport_ucx_init(u, p->net, (int)arm_config.server_comp_delay_us,
+                                         p->nproc * per_client);
+    struct arm_server *s = NULL;
+    if (st == ARM_OK)
+        st = srv_create(p, &srv_xport_ucx, u, &s);
+    if (st == ARM_OK && pthread_create(&s->thread, NULL, srv_thread, s) != 0)
+        st = ARM_ERR_SYSTEM;
     if (st != ARM_OK) {
+        srv_destroy(s);
+        srv_xport_ucx_fini(u);
         free(u);
         return st;
-    }
-    if (pthread_create(&s->thread, NULL, srv_thread, s) != 0) {
-        srv_destroy(s);
-        free(u);
-        return ARM_ERR_SYSTEM;
     }
     s->thread_started = 1;
     *out = s;
@@ -49,9 +49,10 @@ void arm_server_free(arm_server_t *s)
 {
     if (!s)
         return;
-    void *xctx = s->xctx;
+    srv_xport_ucx_t *u = s->xctx;
     srv_destroy(s);
-    free(xctx);
+    srv_xport_ucx_fini(u);
+    free(u);
 }
 
 void arm_server_get_stats(const arm_server_t *s, arm_server_stats_t *out)

@@ -50,10 +50,23 @@ typedef struct srv_xport_ops {
 } srv_xport_ops_t;
 
 /* The net layer's: ctx is a srv_xport_ucx_t. */
+typedef struct srv_xport_late srv_xport_late_t;
 typedef struct srv_xport_ucx {
     arm_net_t *net;
     arm_net_worker_t *w;          /* the server worker                         */
+    /* Test only (ARMADA_SERVER_COMP_DELAY_US): reply completions reach the
+     * server delay_s late, through ncap preallocated wrappers. */
+    double delay_s;
+    srv_xport_late_t *late;
+    int ncap;
+    int *free_idx, nfree;
+    int *due, due_head, ndue;     /* ring of completed wrappers, oldest first  */
 } srv_xport_ucx_t;
+
+/* Sets up the late completions for up to ncap sends in flight (delay_us 0:
+ * none). */
+arm_status_t srv_xport_ucx_init(srv_xport_ucx_t *u, arm_net_t *net, int delay_us, int ncap);
+void srv_xport_ucx_fini(srv_xport_ucx_t *u);
 
 extern const srv_xport_ops_t srv_xport_ucx;
 

@@ -37,4 +37,8 @@
     X(warn_unfreed, "WARN_UNFREED", BOOL, "1", NULL, \
       "Warn at ARMCI_Finalize about allocations the program did not free.") \
     X(shm_limit, "SHM_LIMIT", SIZE, "0", NULL, \
-      "Largest total of shared memory one process may allocate; 0 means no limit.")
+      "Largest total of shared memory one process may allocate; 0 means no limit.") \
+    X(server_comp_delay_us, "SERVER_COMP_DELAY_US", INT, "0", NULL, \
+      "Test only: the communication server learns that a reply was sent this many " \
+      "microseconds after the transport says so, widening the window between a reply " \
+      "and the client's next request (0: off).")
