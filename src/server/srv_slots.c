@@ -4,8 +4,11 @@
  * A request sits in its slot, queued in arrival order, until it reaches the
  * head and its handler serves it. A credited slot is freed when its reply
  * (if any) is sent, and goes back to its client as a credit inside a later
- * reply. Every reply travels from a record (srv_rec_t) that holds its
- * header and completion until the transport reports it sent. */
+ * reply. The sync slot is free again as soon as its reply is posted
+ * (decision 027). Every reply travels from a record (srv_rec_t) that holds
+ * its header and completion until the transport reports it sent. A client
+ * whose head must wait (a held lock) is on the server's FIFO list of
+ * waiting clients, which the progress loop retries (decision 028). */
 #include <stdio.h>
 #include <string.h>
 #include "server/srv_int.h"
