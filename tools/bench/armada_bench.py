@@ -41,7 +41,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from machineinfo import machine  # noqa: E402  (tools/machineinfo.py)
 
 SUITES = ["ops", "contig", "strided", "vector", "fadd", "hotspot", "pairs",
-          "shift", "flood"]
+          "shift", "flood", "barrier"]
 REF_SUITES = {"ops", "contig", "fadd"}  # suites the reference programs have
 IMPLS = ["armada", "armcimpi", "mpi-rma", "openshmem", "ucx", "tcp"]
 # The kernel-floor figures ref-tcp has, compared in the report's floor table.
@@ -79,6 +79,9 @@ TARGETS = {
         ("ops", "puts", 32768, "us", "armcimpi", None, "2"),
         ("ops", "get1m", 1048576, "MB/s", "ucx", None, "2"),
         ("fadd", "fadd_all", 4, "Mops/s", "armcimpi", None, "2"),
+        # ARMCI_Barrier with nothing to fence, 4 processes (issue 26, item
+        # 11); the program also times MPI_Barrier in the same loop.
+        ("barrier", "barrier_armci", 0, "us", "armcimpi", None, "26"),
     ],
     "vnode-tcp": [
         ("ops", "get", 8, "us", "armcimpi", 4.0, "3"),
@@ -170,6 +173,7 @@ def suite_plan(suite, quick):
         "pairs": (4, reps),
         "shift": (4, reps + ["-m", "512"]),
         "flood": (2, reps + ["-M", "1M", "-W", "64"]),
+        "barrier": (4, reps[:2] + ["-n", "500"]),
     }
     return plan[suite]
 
