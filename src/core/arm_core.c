@@ -8,7 +8,6 @@
 #include "core/arm_remote.h"
 #include "util/arm_config.h"
 #include "util/arm_log.h"
-#include "util/arm_timer.h"
 
 arm_core_t arm_core = { .world = MPI_COMM_NULL, .node_comm = MPI_COMM_NULL,
                         .masters_comm = MPI_COMM_NULL };
