@@ -12,10 +12,11 @@
  *     the time waited so far, at most 2 ms (decision 019). A long waiter was
  *     the first to arrive, and a late wake-up of an eighth of its wait keeps
  *     it first at the next barrier.
- * Over the world, the barrier runs through shared memory on each node: the
- * members count themselves in at the node leader's control block, the leader
- * waits for them, meets the other nodes' leaders in an MPI_Ibarrier, and
- * releases its node by advancing a generation count (decision 035). */
+ * Over the world, the barrier runs through shared memory on each node: each
+ * process counts the barriers it enters in its control block and waits until
+ * every member of its node has entered this one; with several nodes, the
+ * leader then meets the other nodes' leaders in an MPI_Ibarrier and releases
+ * its node (decision 035). */
 #define _POSIX_C_SOURCE 200809L
 #include <sched.h>
 #include <stdatomic.h>
@@ -82,45 +83,62 @@ static void mpi_barrier(MPI_Comm comm)
 }
 
 typedef struct node_wait {
-    arm_ctl_block_t *lead;
-    uint32_t value;          /* arrivals awaited (leader), or the old generation */
+    const arm_core_t *c;
+    uint32_t epoch;          /* the barrier waited for                       */
+    int next;                /* node members before this one have entered it */
 } node_wait_t;
 
-static int all_arrived(void *arg)
+/* Counters wrap: a is at or past b when their difference, signed, is >= 0. */
+static int reached(_Atomic uint32_t *a, uint32_t b)
 {
-    node_wait_t *w = arg;
-    return atomic_load_explicit(&w->lead->bar_arrived, memory_order_acquire) == w->value;
+    return (int32_t)(atomic_load_explicit(a, memory_order_acquire) - b) >= 0;
 }
 
-static int released(void *arg)
+static int node_entered(void *arg)
 {
     node_wait_t *w = arg;
-    return atomic_load_explicit(&w->lead->bar_gen, memory_order_acquire) != w->value;
+    const arm_core_t *c = w->c;
+    const int *members = c->node_members + c->node_first[c->my_node];
+    int n = c->node_size[c->my_node];
+    for (; w->next < n; w->next++)
+        if (!reached(&c->ctl[members[w->next]]->bar_entered, w->epoch))
+            return 0;
+    return 1;
 }
 
-/* The leader resets the count before it releases the node, so a member
- * that leaves and enters the next barrier at once counts into the next. */
-static void world_barrier(arm_core_t *c)
+static int node_released(void *arg)
+{
+    node_wait_t *w = arg;
+    return reached(&w->c->ctl[w->c->node_leader[w->c->my_node]]->bar_released, w->epoch);
+}
+
+/* Every process counts the barriers it enters in its own control block and
+ * waits until each member of its node has entered this one: no release step,
+ * so on a shared core a barrier costs one switch between the processes, as
+ * MPI's own does. With several nodes, the leader then meets the other
+ * leaders and releases its node. */
+static void world_barrier(const arm_core_t *c)
 {
     int leader = c->node_leader[c->my_node];
-    node_wait_t w = { c->ctl[leader], 0 };
-    if (c->me != leader) {
-        w.value = atomic_load_explicit(&w.lead->bar_gen, memory_order_acquire);
-        atomic_fetch_add_explicit(&w.lead->bar_arrived, 1, memory_order_acq_rel);
-        barrier_wait(released, &w);
+    arm_ctl_block_t *mine = c->ctl[c->me];
+    node_wait_t w = { c, 0, 0 };
+    w.epoch = atomic_fetch_add_explicit(&mine->bar_entered, 1, memory_order_acq_rel) + 1;
+    if (c->nnodes == 1) {
+        barrier_wait(node_entered, &w);
         return;
     }
-    w.value = (uint32_t)c->node_size[c->my_node] - 1;
-    barrier_wait(all_arrived, &w);
-    atomic_store_explicit(&w.lead->bar_arrived, 0, memory_order_relaxed);
-    if (c->nnodes > 1)
-        mpi_barrier(c->masters_comm);
-    atomic_fetch_add_explicit(&w.lead->bar_gen, 1, memory_order_acq_rel);
+    if (c->me != leader) {
+        barrier_wait(node_released, &w);
+        return;
+    }
+    barrier_wait(node_entered, &w);
+    mpi_barrier(c->masters_comm);
+    atomic_store_explicit(&mine->bar_released, w.epoch, memory_order_release);
 }
 
 void arm_core_barrier(MPI_Comm comm)
 {
-    arm_core_t *c = &arm_core;
+    const arm_core_t *c = &arm_core;
     if (c->initialized && comm == c->world && c->ctl)
         world_barrier(c);
     else

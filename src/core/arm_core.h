@@ -46,12 +46,12 @@ struct arm_alloc {
     arm_alloc_t  *prev, *next;
 };
 
-/* Per-process control block in shared memory (one cache line each). The
- * barrier words are used in the node leader's block only (arm_barrier.c). */
+/* Per-process control block in shared memory (one cache line each). */
 typedef struct arm_ctl_block {
-    arm_shm_mutex_t  acc_lock;    /* serialises accumulates into this process */
-    _Atomic uint32_t bar_arrived; /* node members in the current barrier, leader excluded */
-    _Atomic uint32_t bar_gen;     /* barriers the node's leader has released  */
+    arm_shm_mutex_t  acc_lock;     /* serialises accumulates into this process  */
+    _Atomic uint32_t bar_entered;  /* world barriers this process has entered   */
+    _Atomic uint32_t bar_released; /* node leader only: world barriers it has
+                                      released after meeting the other nodes   */
     uint32_t         pad[13];
 } arm_ctl_block_t;
 _Static_assert(sizeof(arm_ctl_block_t) == 64, "control block is one cache line");
