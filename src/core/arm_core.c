@@ -8,7 +8,6 @@
 #include "core/arm_remote.h"
 #include "util/arm_config.h"
 #include "util/arm_log.h"
-#include "util/arm_timer.h"
 
 arm_core_t arm_core = { .world = MPI_COMM_NULL, .node_comm = MPI_COMM_NULL,
                         .masters_comm = MPI_COMM_NULL };
@@ -26,56 +25,6 @@ _Noreturn void arm_core_abort(int code)
 static void abort_hook(int code)
 {
     arm_core_abort(code);
-}
-
-/* MPI's blocking barrier spins (at best with sched_yield) until the last
- * process arrives. A process that waits there takes a core from the
- * communication servers, which are what the other processes are waiting on,
- * and on an oversubscribed host that halves their speed. This barrier tests a
- * non-blocking one, a few hundred times while the host has a core to spare,
- * then sleeps between tests. The nap starts at 2 us and doubles up to 100 us;
- * past that it grows with the wait itself, to an eighth of the time waited so
- * far (at most 2 ms). A short wait thus ends at most 100 us late, and a long
- * one at most an eighth late, which is within the waiter's own slack: it was
- * the first to arrive, and still is at the next barrier. Waking every 100 us
- * through a long wait took turns on the CPUs of the client and server it was
- * waiting for: on 2 cores, up to a context switch per five requests
- * (decision 019). */
-#define BARRIER_NAP_MIN_NS 2000L
-#define BARRIER_NAP_FLAT_NS 100000L
-#define BARRIER_NAP_MAX_NS 2000000L
-
-void arm_core_barrier(MPI_Comm comm)
-{
-    MPI_Request req;
-    if (MPI_Ibarrier(comm, &req) != MPI_SUCCESS) {
-        MPI_Barrier(comm);
-        return;
-    }
-    const arm_core_t *c = &arm_core;
-    int busy_host = c->initialized && c->host_threads > c->host_cores;
-    int spins = busy_host ? 4 : (int)arm_config.poll_spins;
-    long nap_ns = BARRIER_NAP_MIN_NS;
-    double t0 = arm_time_now();
-    for (int i = 0;; i++) {
-        int done = 0;
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (done)
-            return;
-        if (i < spins)
-            continue;
-        struct timespec ts = { 0, nap_ns };   /* below BARRIER_NAP_MAX_NS < 1 s */
-        nanosleep(&ts, NULL);
-        if (nap_ns < BARRIER_NAP_FLAT_NS) {
-            nap_ns *= 2;
-            continue;
-        }
-        nap_ns = (long)((arm_time_now() - t0) * 1e9 / 8);
-        if (nap_ns < BARRIER_NAP_FLAT_NS)
-            nap_ns = BARRIER_NAP_FLAT_NS;
-        if (nap_ns > BARRIER_NAP_MAX_NS)
-            nap_ns = BARRIER_NAP_MAX_NS;
-    }
 }
 
 /* A job id every rank agrees on: rank 0's pid and start time. It makes the

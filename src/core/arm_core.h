@@ -5,6 +5,7 @@
 #define ARM_CORE_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "armada.h"
@@ -47,8 +48,11 @@ struct arm_alloc {
 
 /* Per-process control block in shared memory (one cache line each). */
 typedef struct arm_ctl_block {
-    arm_shm_mutex_t acc_lock;   /* serialises accumulates into this process */
-    uint32_t        pad[15];
+    arm_shm_mutex_t  acc_lock;     /* serialises accumulates into this process  */
+    _Atomic uint32_t bar_entered;  /* world barriers this process has entered   */
+    _Atomic uint32_t bar_released; /* node leader only: world barriers it has
+                                      released after meeting the other nodes   */
+    uint32_t         pad[13];
 } arm_ctl_block_t;
 _Static_assert(sizeof(arm_ctl_block_t) == 64, "control block is one cache line");
 
@@ -91,7 +95,10 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call);
 arm_status_t arm_core_finalize(void);
 _Noreturn void arm_core_abort(int code);
 
-/* A barrier over comm that waits without holding a core (decision 010). */
+/* ---- barrier (arm_barrier.c) --------------------------------------------- */
+/* A barrier over comm that waits without holding a core (decisions 010, 019,
+ * 035): over the world, through shared memory on each node and MPI between
+ * the nodes' leaders. */
 void arm_core_barrier(MPI_Comm comm);
 
 /* ---- node map (arm_procmap.c) -------------------------------------------- */

@@ -7,7 +7,12 @@
  * the server's memory for requests is fixed at start and counted. Requests
  * of one client are served in order (a fence is answered once everything
  * before it is done); a lock request that cannot be granted waits in its
- * slot, and the server retries it, never spinning on the network. */
+ * slot, and the server retries it, never spinning on the network.
+ *
+ * A request the server cannot serve is answered with a refusal, whether or
+ * not it wanted a reply: status a negative arm_status_t, req_id the
+ * request's (0 when the header was too short to hold it), credits as in any
+ * reply, and the reason as len bytes of text (no terminating NUL). */
 #ifndef ARM_SERVER_H
 #define ARM_SERVER_H
 
@@ -40,6 +45,9 @@ typedef struct arm_server_stats {
     uint64_t buffer_bytes;        /* request slot memory held                  */
     uint64_t requests;            /* requests served                           */
     uint64_t lock_waits;          /* lock requests that had to wait            */
+    uint64_t refused;             /* requests answered with a refusal          */
+    uint64_t refusals_lost;       /* refusals not sent: no valid source rank, or
+                                     that client's last refusal still in flight */
 } arm_server_stats_t;
 
 /* Starts the server thread on the net layer's server worker. */

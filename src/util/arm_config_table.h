@@ -69,4 +69,8 @@
       DIAGNOSTICS, \
       "Test only: the client corrupts one request of a suitable kind so that its server " \
       "refuses it (short header, payload over a slot, no credit, second sync request, " \
-      "address outside every segment, unknown operation).")
+      "address outside every segment, unknown operation).") \
+    X(server_comp_delay_us, "SERVER_COMP_DELAY_US", INT, "0", NULL, DIAGNOSTICS, \
+      "Test only: the communication server learns that a reply was sent this many " \
+      "microseconds after the transport says so, widening the window between a reply " \
+      "and the client's next request (0: off).")

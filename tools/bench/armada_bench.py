@@ -41,7 +41,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from machineinfo import machine  # noqa: E402  (tools/machineinfo.py)
 
 SUITES = ["ops", "contig", "strided", "vector", "fadd", "hotspot", "pairs",
-          "shift", "flood"]
+          "shift", "flood", "barrier"]
 REF_SUITES = {"ops", "contig", "fadd"}  # suites the reference programs have
 IMPLS = ["armada", "armcimpi", "mpi-rma", "openshmem", "ucx", "tcp"]
 # The kernel-floor figures ref-tcp has, compared in the report's floor table.
@@ -79,6 +79,9 @@ TARGETS = {
         ("ops", "puts", 32768, "us", "armcimpi", None, "2"),
         ("ops", "get1m", 1048576, "MB/s", "ucx", None, "2"),
         ("fadd", "fadd_all", 4, "Mops/s", "armcimpi", None, "2"),
+        # ARMCI_Barrier with nothing to fence, 4 processes (issue 26, item
+        # 11); the program also times MPI_Barrier in the same loop.
+        ("barrier", "barrier_armci", 0, "us", "armcimpi", None, "26"),
     ],
     "vnode-tcp": [
         ("ops", "get", 8, "us", "armcimpi", 4.0, "3"),
@@ -170,6 +173,7 @@ def suite_plan(suite, quick):
         "pairs": (4, reps),
         "shift": (4, reps + ["-m", "512"]),
         "flood": (2, reps + ["-M", "1M", "-W", "64"]),
+        "barrier": (4, reps[:2] + ["-n", "500"]),
     }
     return plan[suite]
 
@@ -604,6 +608,13 @@ STYLE = {"armada": ("C0", "o"), "armcimpi": ("C1", "s"), "mpi-rma": ("C2", "^"),
          "openshmem": ("C3", "v"), "ucx": ("C4", "x"), "tcp": ("C5", "+")}
 
 
+def spans_decades(values):
+    """Whether positive values span more than a factor of ten (a linear axis
+    would flatten the smaller ones to zero)."""
+    vals = [v for v in values if v and v > 0]
+    return bool(vals) and max(vals) > 10 * min(vals)
+
+
 def make_plots(outdir, rows):
     import matplotlib
     matplotlib.use("Agg")
@@ -614,9 +625,13 @@ def make_plots(outdir, rows):
         return [r for r in rows if all(r.get(k) == v for k, v in want.items())]
 
     def series_plot(fname, title, panels, xlabel, ylabel, logx=True, logy=True):
+        """logy=None: logarithmic where the values span more than a decade."""
         panels = [(t, s) for t, s in panels if s]
         if not panels:
             return
+        if logy is None:
+            logy = spans_decades([p[1] for _, series in panels for _, pts in series
+                                  for p in pts])
         fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
         for ax, (ptitle, series) in zip(axes[0], panels):
             for label, pts in series:
@@ -703,10 +718,10 @@ def make_plots(outdir, rows):
             series_plot("hotspot-%s-%s.png" % (op, c),
                         "Hot-spot %s to rank 0 against contention (%s)" % (op, c),
                         [("mean over ranks", mean_series)], "% of other processes hammering",
-                        "us per operation", logx=False, logy=False)
+                        "us per operation", logx=False, logy=None)
             series_plot("hotspot-%s-ranks-%s.png" % (op, c),
                         "Per-rank %s time to rank 0 (%s)" % (op, c), rank_panels,
-                        "rank", "us per operation", logx=False, logy=False)
+                        "rank", "us per operation", logx=False, logy=None)
     return files
 
 

@@ -229,6 +229,9 @@ def bar_chart(path, title, groups, series, values, ylabel, ref_line=None):
         ax.set_xticklabels(groups)
         if ref_line is not None:
             ax.axhline(ref_line, color="black", linewidth=0.8)
+        vals = [v for row in values for v in row if v and v > 0]
+        if vals and max(vals) > 10 * min(vals):
+            ax.set_yscale("log")   # values spanning decades stay readable
         ax.set_ylabel(ylabel)
         ax.set_title(title)
         ax.legend(fontsize=8)

@@ -1,0 +1,341 @@
+/* One handler per operation, chosen from a const table by the request's
+ * operation. Each serves the request in the slot at the head of its
+ * client's queue and returns a status the caller always turns into the
+ * reply, or the refusal (srv_slots.c). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "server/srv_int.h"
+#include "shm/arm_shm_sync.h"
+#include "util/arm_acc.h"
+
+/* Refuses the request with the reason fmt says. */
+static arm_status_t bad(srv_out_t *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->why, SRV_WHY_MAX, fmt, ap);
+    va_end(ap);
+    return ARM_ERR_INVALID_ARG;
+}
+
+static arm_status_t check_acc(int type, uint64_t len, srv_out_t *out)
+{
+    size_t es = arm_acc_elem_size(type);
+    if (!es)
+        return bad(out, "accumulate type %d is not one of the %d types", type, ARM_ACC_NTYPES);
+    if (len % es)
+        return bad(out, "accumulate of %llu bytes is not a whole number of %zu-byte elements",
+                   (unsigned long long)len, es);
+    return ARM_OK;
+}
+
+static arm_status_t acc_lock_of(struct arm_server *s, int target, arm_shm_mutex_t **lock,
+                                srv_out_t *out)
+{
+    if (target < 0 || target >= s->p.nproc || !s->p.acc_lock[target]) {
+        snprintf(out->why, SRV_WHY_MAX, "accumulate target rank %d is not a rank of node %d",
+                 target, s->p.node);
+        return ARM_ERR_INVALID_ARG;
+    }
+    *lock = s->p.acc_lock[target];
+    return ARM_OK;
+}
+
+static arm_status_t h_put(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
+{
+    const arm_srv_req_t *r = &sl->req;
+    char *p = srv_addr(s, r->raddr, r->len, out->why);
+    if (!p)
+        return ARM_ERR_INVALID_ARG;
+    if (r->len > sl->dlen)
+        return bad(out, "put of %u bytes carries %u", r->len, sl->dlen);
+    if (p != sl->dptr)
+        memcpy(p, sl->dptr, r->len);
+    return ARM_OK;
+}
+
+static arm_status_t h_acc(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
+{
+    const arm_srv_req_t *r = &sl->req;
+    arm_shm_mutex_t *lock;
+    char *p = srv_addr(s, r->raddr, r->len, out->why);
+    if (!p)
+        return ARM_ERR_INVALID_ARG;
+    if (r->len > sl->dlen)
+        return bad(out, "accumulate of %u bytes carries %u", r->len, sl->dlen);
+    arm_status_t st = check_acc(r->sub, r->len, out);
+    if (st == ARM_OK)
+        st = acc_lock_of(s, r->target, &lock, out);
+    if (st != ARM_OK)
+        return st;
+    arm_shm_mutex_lock(lock);
+    arm_acc_apply(r->sub, r->scale, p, sl->dptr, r->len);
+    arm_shm_mutex_unlock(lock);
+    return ARM_OK;
+}
+
+/* The segment table of a segmented request, checked against its payload:
+ * nseg entries, then (puts and accumulates) their data packed in order. */
+static arm_status_t seg_table(const srv_slot_t *sl, int with_data, const arm_srv_seg_t **tab,
+                              srv_out_t *out)
+{
+    const arm_srv_req_t *r = &sl->req;
+    size_t need = (size_t)r->nseg * sizeof(arm_srv_seg_t);
+    if (need > sl->dlen)
+        return bad(out, "segment table of %u entries does not fit %u bytes", r->nseg, sl->dlen);
+    *tab = (const arm_srv_seg_t *)(const void *)sl->dptr;
+    if (with_data) {
+        uint64_t total = 0;
+        for (unsigned i = 0; i < r->nseg; i++)
+            total += (*tab)[i].len;
+        if (total != sl->dlen - need)
+            return bad(out, "segments of %llu bytes with %zu bytes of data",
+                       (unsigned long long)total, sl->dlen - need);
+    }
+    return ARM_OK;
+}
+
+static arm_status_t h_segwrite(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
+{
+    const arm_srv_req_t *r = &sl->req;
+    const arm_srv_seg_t *tab = NULL;
+    arm_shm_mutex_t *lock = NULL;
+    arm_status_t st = seg_table(sl, 1, &tab, out);
+    if (st == ARM_OK && r->op == ARM_SRV_ACCSEG) {
+        st = acc_lock_of(s, r->target, &lock, out);
+        for (unsigned i = 0; st == ARM_OK && i < r->nseg; i++)
+            st = check_acc(r->sub, tab[i].len, out);
+    }
+    if (st != ARM_OK)
+        return st;
+    const char *data = sl->dptr + (size_t)r->nseg * sizeof *tab;
+    if (lock)
+        arm_shm_mutex_lock(lock);
+    size_t off = 0;
+    for (unsigned i = 0; i < r->nseg && st == ARM_OK; i++) {
+        char *dst = srv_addr(s, tab[i].raddr, tab[i].len, out->why);
+        if (!dst)
+            st = ARM_ERR_INVALID_ARG;
+        else if (!lock)
+            memcpy(dst, data + off, tab[i].len);
+        else
+            arm_acc_apply(r->sub, r->scale, dst, data + off, tab[i].len);
+        off += tab[i].len;
+    }
+    if (lock)
+        arm_shm_mutex_unlock(lock);
+    return st;
+}
+
+static arm_status_t h_get(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
+{
+    const arm_srv_req_t *r = &sl->req;
+    char *p = srv_addr(s, r->raddr, r->len, out->why);
+    if (!p)
+        return ARM_ERR_INVALID_ARG;
+    out->one.buf = p;
+    out->one.len = r->len;
+    out->iov = &out->one;
+    out->iovcnt = 1;
+    out->bytes = r->len;
+    return ARM_OK;
+}
+
+static arm_status_t h_getseg(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
+{
+    const arm_srv_req_t *r = &sl->req;
+    const arm_srv_seg_t *tab = NULL;
+    arm_status_t st = seg_table(sl, 0, &tab, out);
+    if (st != ARM_OK)
+        return st;
+    /* Each 16-byte segment entry becomes, in place, the 16-byte iov entry
+     * that sends the segment straight from shared memory. */
+    arm_net_iov_t *iov = (arm_net_iov_t *)(void *)sl->dptr;
+    size_t bytes = 0;
+    for (unsigned i = 0; i < r->nseg; i++) {
+        uint64_t a = tab[i].raddr, n = tab[i].len;
+        char *q = srv_addr(s, a, n, out->why);
+        if (!q)
+            return ARM_ERR_INVALID_ARG;
+        iov[i].buf = q;
+        iov[i].len = (size_t)n;
+        bytes += n;
+    }
+    out->iov = iov;
+    out->iovcnt = r->nseg;
+    out->bytes = bytes;
+    return ARM_OK;
+}
+
+static arm_status_t h_rmw(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
+{
+    const arm_srv_req_t *r = &sl->req;
+    if (r->sub > ARM_SRV_CAS64)
+        return bad(out, "read-modify-write operation %d is not one of the %d", r->sub,
+                   ARM_SRV_CAS64 + 1);
+    size_t size = (r->sub & 1) ? 8 : 4;
+    char *p = srv_addr(s, r->raddr, size, out->why);
+    if (!p)
+        return ARM_ERR_INVALID_ARG;
+    if (r->raddr % size)
+        return bad(out, "read-modify-write address %#llx is not %zu-byte aligned",
+                   (unsigned long long)r->raddr, size);
+    switch (r->sub) {
+    case ARM_SRV_FADD32: out->value = arm_shm_fadd_int((int *)(void *)p, (int)r->operand); break;
+    case ARM_SRV_FADD64: out->value = arm_shm_fadd_long((long *)(void *)p, (long)r->operand); break;
+    case ARM_SRV_SWAP32: out->value = arm_shm_swap_int((int *)(void *)p, (int)r->operand); break;
+    case ARM_SRV_SWAP64: out->value = arm_shm_swap_long((long *)(void *)p, (long)r->operand); break;
+    case ARM_SRV_CAS32:
+        out->value = arm_shm_cas_int((int *)(void *)p, (int)r->compare, (int)r->operand);
+        break;
+    default:
+        out->value = arm_shm_cas_long((long *)(void *)p, (long)r->compare, (long)r->operand);
+        break;
+    }
+    return ARM_OK;
+}
+
+static arm_status_t mutex_of(struct arm_server *s, srv_slot_t *sl, arm_shm_mutex_t **m,
+                             srv_out_t *out)
+{
+    char *p = srv_addr(s, sl->req.raddr, sizeof(arm_shm_mutex_t), out->why);
+    *m = (arm_shm_mutex_t *)(void *)p;
+    return p ? ARM_OK : ARM_ERR_INVALID_ARG;
+}
+
+static arm_status_t h_lock(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
+{
+    arm_shm_mutex_t *m;
+    arm_status_t st = mutex_of(s, sl, &m, out);
+    if (st == ARM_OK && !arm_shm_mutex_trylock(m))
+        return ARM_INPROGRESS;   /* held: waits at the head, retried */
+    return st;
+}
+
+static arm_status_t h_trylock(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
+{
+    arm_shm_mutex_t *m;
+    arm_status_t st = mutex_of(s, sl, &m, out);
+    if (st == ARM_OK)
+        out->value = arm_shm_mutex_trylock(m);
+    return st;
+}
+
+static arm_status_t h_unlock(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
+{
+    arm_shm_mutex_t *m;
+    arm_status_t st = mutex_of(s, sl, &m, out);
+    if (st == ARM_OK)
+        arm_shm_mutex_unlock(m);
+    return st;
+}
+
+static arm_status_t h_fence(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
+{
+    /* Everything before it in the client's queue is served: reply. */
+    (void)s, (void)sl, (void)out;
+    return ARM_OK;
+}
+
+static arm_status_t h_batch(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
+{
+    const arm_srv_req_t *r = &sl->req;
+    const char *p = sl->dptr, *end = sl->dptr + sl->dlen;
+    out->reply = (r->sub & 1) != 0;
+    for (unsigned i = 0; i < r->nseg; i++) {
+        arm_srv_batch_ent_t e;
+        if ((size_t)(end - p) < sizeof e)
+            return bad(out, "batch entry %u of %u runs past the payload", i, r->nseg);
+        memcpy(&e, p, sizeof e);
+        p += sizeof e;
+        if ((size_t)(end - p) < e.len)
+            return bad(out, "batch entry %u of %u bytes runs past the payload", i, e.len);
+        char *dst = srv_addr(s, e.raddr, e.len, out->why);
+        if (!dst)
+            return ARM_ERR_INVALID_ARG;
+        if (e.op == ARM_SRV_ACC) {
+            arm_shm_mutex_t *lock;
+            arm_status_t st = check_acc(e.type, e.len, out);
+            if (st == ARM_OK)
+                st = acc_lock_of(s, e.target, &lock, out);
+            if (st != ARM_OK)
+                return st;
+            arm_shm_mutex_lock(lock);
+            arm_acc_apply(e.type, e.scale, dst, p, e.len);
+            arm_shm_mutex_unlock(lock);
+        } else if (e.op == ARM_SRV_PUT) {
+            memcpy(dst, p, e.len);
+        } else {
+            return bad(out, "batch entry %u has operation %d", i, e.op);
+        }
+        p += (e.len + 7) & ~(size_t)7;
+    }
+    return ARM_OK;
+}
+
+static arm_status_t h_reg(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
+{
+    char name[96];
+    size_t n = sl->dlen < sizeof name - 1 ? sl->dlen : sizeof name - 1;
+    memcpy(name, sl->dptr, n);
+    name[n] = '\0';
+    srv_seg_t g;
+    arm_status_t st = srv_seg_map(s, name, (size_t)sl->req.operand, &g);
+    if (st != ARM_OK) {
+        snprintf(out->why, SRV_WHY_MAX, "cannot map and register segment %s of %lld bytes: %s",
+                 name, (long long)sl->req.operand, arm_status_str(st));
+        return st;
+    }
+    size_t klen = s->p.slot_size;
+    st = s->x->rkey_pack(s->xctx, g.reg, sl->data, &klen);
+    if (st != ARM_OK) {
+        srv_seg_remove(s, (uint64_t)(uintptr_t)g.base);
+        snprintf(out->why, SRV_WHY_MAX, "cannot pack the remote key of segment %s: %s", name,
+                 arm_status_str(st));
+        return st;
+    }
+    out->one.buf = sl->data;
+    out->one.len = klen;
+    out->value = (int64_t)(uintptr_t)g.base;
+    out->iov = &out->one;
+    out->iovcnt = 1;
+    out->bytes = klen;
+    return ARM_OK;
+}
+
+static arm_status_t h_unreg(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
+{
+    if (srv_seg_remove(s, sl->req.raddr) != ARM_OK)
+        return bad(out, "no registered segment starts at %#llx",
+                   (unsigned long long)sl->req.raddr);
+    return ARM_OK;
+}
+
+const srv_handler_t srv_handlers[SRV_NOPS] = {
+    [ARM_SRV_PUT]     = { "put",           h_put,     0 },
+    [ARM_SRV_GET]     = { "get",           h_get,     1 },
+    [ARM_SRV_ACC]     = { "accumulate",    h_acc,     0 },
+    [ARM_SRV_PUTSEG]  = { "segmented put", h_segwrite,  0 },
+    [ARM_SRV_GETSEG]  = { "segmented get", h_getseg,  1 },
+    [ARM_SRV_ACCSEG]  = { "segmented acc", h_segwrite,  0 },
+    [ARM_SRV_RMW]     = { "rmw",           h_rmw,     1 },
+    [ARM_SRV_LOCK]    = { "lock",          h_lock,    1 },
+    [ARM_SRV_UNLOCK]  = { "unlock",        h_unlock,  0 },
+    [ARM_SRV_FENCE]   = { "fence",         h_fence,   1 },
+    [ARM_SRV_REG]     = { "register",      h_reg,     1 },
+    [ARM_SRV_UNREG]   = { "unregister",    h_unreg,   1 },
+    [ARM_SRV_TRYLOCK] = { "trylock",       h_trylock, 1 },
+    [ARM_SRV_BATCH]   = { "batch",         h_batch,   0 },
+};
+
+const srv_handler_t *srv_handler_of(unsigned op)
+{
+    return op < SRV_NOPS && srv_handlers[op].fn ? &srv_handlers[op] : NULL;
+}
+
+int srv_wants_reply(const arm_srv_req_t *r)
+{
+    const srv_handler_t *h = srv_handler_of(r->op);
+    return h && (h->replies || (r->op == ARM_SRV_BATCH && (r->sub & 1)));
+}

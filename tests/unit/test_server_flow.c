@@ -1,0 +1,257 @@
+/* unit.server_flow: the server's flow control and admission through the
+ * fake transport: credits come back and slots are reused, every refusal is
+ * answered (status, req_id, reason), the sync slot is free for the next
+ * blocking request as soon as its reply is posted even when the transport
+ * reports the send complete much later (issue 26 item 1), and waiting
+ * clients are found without a scan over every rank. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include "srv_harness.h"
+
+#define SLOT 16384
+#define MEM (1u << 20)
+
+/* ---- credits and slot reuse ------------------------------------------------------- */
+static void test_credits(void)
+{
+    harness_t h;
+    h_init(&h, 4, 4, SLOT, MEM);
+    char data[512];
+    memset(data, 7, sizeof data);
+    int refused = 0;
+    /* 1000 puts, each sent only with a credit in hand, replies read as they
+     * come: the client never runs dry, nothing is refused. */
+    for (int i = 0; i < 1000; i++) {
+        if (h.credits[1] == 0) {
+            arm_srv_rep_t rep;
+            while (h_reply(&h, NULL, &rep, NULL))
+                refused += rep.status != ARM_OK;
+        }
+        if (h.credits[1] == 0)
+            break;
+        arm_srv_req_t r = h_req(&h, 1, ARM_SRV_PUT, h_addr(&h, 4096 + (size_t)(i % 64) * 512),
+                                sizeof data);
+        h_send(&h, &r, data, sizeof data, 0);
+    }
+    h_drain_replies(&h);
+    CHECK(refused == 0 && h.s->stats.requests == 1000, "1000 puts served, %d refused",
+          refused);
+    CHECK(h.credits[1] >= 4 - 1, "credits back as they free (%d of 4)", h.credits[1]);
+    arm_srv_req_t f = h_sync(&h, 1, ARM_SRV_FENCE, 0, 0);
+    h_send(&h, &f, NULL, 0, 0);
+    h_drain_replies(&h);
+    CHECK(h.credits[1] == 4, "after a fence every credit is back (%d)", h.credits[1]);
+    CHECK(h.s->clients[1].nfree == 4 && h.s->clients[1].unreturned == 0, "all slots free");
+    /* With sends held by the transport, a reply's slot is reused only once
+     * its send completes. */
+    h.f.send_mode = SRV_FAKE_SEND_HOLD;
+    arm_srv_req_t g = h_req(&h, 2, ARM_SRV_GETSEG, 0, 0);
+    arm_srv_seg_t tab = { h_addr(&h, 0), 64 };
+    g.nseg = 1;
+    h_send(&h, &g, &tab, sizeof tab, 0);
+    CHECK(h.s->clients[2].nfree == 3, "a GETSEG's slot is held while its reply is sent");
+    srv_fake_complete(&h.f, 1);
+    CHECK(h.s->clients[2].nfree == 4 && h.s->clients[2].unreturned == 1,
+          "freed at completion, owed as a credit");
+    h_fini(&h);
+    unit_section("credits returned, slots reused, 1000 puts through 4 slots");
+}
+
+/* Sends that fail at once (a client gone): the server neither loops nor
+ * loses the credits, which reach the client with the next reply that gets
+ * through. */
+static void test_failed_sends(void)
+{
+    harness_t h;
+    h_init(&h, 4, 4, SLOT, MEM);
+    h.f.fail_sends = 1;
+    for (int i = 0; i < 4; i++) {
+        arm_srv_req_t r = h_req(&h, 1, ARM_SRV_PUT, h_addr(&h, 64), 1);
+        h_send(&h, &r, "p", 1, 0);
+    }
+    arm_srv_req_t g = h_sync(&h, 1, ARM_SRV_GET, h_addr(&h, 64), 1);
+    h_send(&h, &g, NULL, 0, 0);
+    CHECK(h.f.nsent == 0 && h.mem[64] == 'p' && h.s->clients[1].unreturned == 4,
+          "served; replies failed; 4 credits still owed (%u)", h.s->clients[1].unreturned);
+    h.f.fail_sends = 0;
+    arm_srv_req_t f = h_sync(&h, 1, ARM_SRV_FENCE, 0, 0);
+    h_send(&h, &f, NULL, 0, 0);
+    h_drain_replies(&h);
+    CHECK(h.credits[1] == 4, "the next reply carries them (%d)", h.credits[1]);
+    h_fini(&h);
+    unit_section("sends failing at once: no loop, credits kept");
+}
+
+/* ---- refusals ------------------------------------------------------------------------ */
+/* Delivers a raw header; returns the refusal sent for it (0: none). */
+static int refusal(harness_t *h, const void *hdr, size_t hdr_len, const void *data, size_t len,
+                   arm_srv_rep_t *rep, const char **why, int *to)
+{
+    size_t before = h->f.nsent;
+    srv_fake_deliver(&h->f, hdr, hdr_len, data, len, 0);
+    if (h->f.nsent == before)
+        return 0;
+    h->read = h->f.nsent - 1;
+    return h_reply(h, to, rep, why);
+}
+
+static void test_refusals(void)
+{
+    harness_t h;
+    h_init(&h, 4, 4, SLOT, MEM);
+    arm_srv_rep_t rep;
+    const char *why = "";
+    int to = -1;
+    /* Malformed header: 60 bytes (src and req_id still readable). */
+    arm_srv_req_t r = h_req(&h, 2, ARM_SRV_PUT, h_addr(&h, 0), 4);
+    CHECK(refusal(&h, &r, 60, "abcd", 4, &rep, &why, &to) && to == 2 &&
+          rep.status == ARM_ERR_INVALID_ARG && rep.req_id == r.req_id &&
+          strcmp(why, "malformed header (60 bytes, want 64)") == 0 && rep.len == strlen(why),
+          "60-byte header: '%s' to %d", why, to);
+    CHECK(rep.credits == 1, "the credit it spent comes back (%u)", rep.credits);
+    /* 20 bytes: src readable, req_id not. */
+    CHECK(refusal(&h, &r, 20, NULL, 0, &rep, &why, &to) && to == 2 && rep.req_id == 0 &&
+          strstr(why, "(20 bytes, want 64)"), "20-byte header answered with req_id 0");
+    /* 3 bytes: nobody to answer. */
+    CHECK(!refusal(&h, &r, 3, NULL, 0, &rep, &why, &to) && h.s->stats.refusals_lost == 1,
+          "3-byte header: dropped, counted");
+    /* More data than a slot. */
+    static char big[20000];
+    r = h_req(&h, 1, ARM_SRV_PUTSEG, 0, 0);
+    r.nseg = 1;
+    CHECK(refusal(&h, &r, sizeof r, big, sizeof big, &rep, &why, &to) && to == 1 &&
+          rep.req_id == r.req_id && rep.status == ARM_ERR_INVALID_ARG &&
+          strcmp(why, "request of 20000 bytes exceeds the 16384-byte slot") == 0,
+          "oversized: '%s'", why);
+    /* Unknown operation. */
+    r = h_req(&h, 3, 99, 0, 0);
+    CHECK(refusal(&h, &r, sizeof r, NULL, 0, &rep, &why, &to) && rep.req_id == r.req_id &&
+          rep.status == ARM_ERR_UNSUPPORTED && strcmp(why, "unknown operation 99") == 0,
+          "'%s'", why);
+    /* An address outside every segment: a get and a put (NOREPLY). */
+    uint64_t out = h_addr(&h, MEM) + 4096;
+    r = h_sync(&h, 3, ARM_SRV_GET, out, 64);
+    CHECK(refusal(&h, &r, sizeof r, NULL, 0, &rep, &why, &to) && rep.req_id == r.req_id &&
+          rep.status == ARM_ERR_INVALID_ARG && strstr(why, "+64) is outside every registered "
+                                                       "segment of node 1"),
+          "get: '%s'", why);
+    r = h_req(&h, 3, ARM_SRV_PUT, out, 8);
+    CHECK(refusal(&h, &r, sizeof r, "12345678", 8, &rep, &why, &to) &&
+          rep.req_id == r.req_id && (rep.req_id & ARM_SRV_REQ_NOREPLY) &&
+          strstr(why, "outside every registered segment"),
+          "NOREPLY put answered with its refusal: '%s'", why);
+    /* The sync slot in use: a lock waits in it, and another sync request comes. */
+    arm_shm_mutex_t *mx = (arm_shm_mutex_t *)(void *)(h.mem + 256);
+    arm_shm_mutex_trylock(mx);
+    r = h_sync(&h, 1, ARM_SRV_LOCK, h_addr(&h, 256), 0);
+    CHECK(!refusal(&h, &r, sizeof r, NULL, 0, &rep, &why, &to), "lock waits");
+    arm_srv_req_t g = h_sync(&h, 1, ARM_SRV_GET, h_addr(&h, 0), 8);
+    CHECK(refusal(&h, &g, sizeof g, NULL, 0, &rep, &why, &to) && rep.req_id == g.req_id &&
+          strcmp(why, "sync slot in use") == 0, "'%s'", why);
+    /* A credit overrun: four puts queue behind the waiting lock, the fifth
+     * has no credit. */
+    for (int i = 0; i < 4; i++) {
+        r = h_req(&h, 1, ARM_SRV_PUT, h_addr(&h, 512), 1);
+        CHECK(!refusal(&h, &r, sizeof r, "x", 1, &rep, &why, &to), "put %d queued", i);
+    }
+    r = h_req(&h, 1, ARM_SRV_PUT, h_addr(&h, 512), 1);
+    CHECK(refusal(&h, &r, sizeof r, "y", 1, &rep, &why, &to) && rep.req_id == r.req_id &&
+          strcmp(why, "request without a credit (4 slots, all in use)") == 0 &&
+          rep.credits == 0, "'%s'", why);
+    arm_shm_mutex_unlock(mx);
+    srv_progress(h.s);
+    CHECK(h.mem[512] == 'x' && h.s->clients[1].nfree == 4, "the queued puts served");
+    CHECK(h.s->stats.refused == 9, "nine refusals counted (%llu)",
+          (unsigned long long)h.s->stats.refused);
+    h_fini(&h);
+    unit_section("every refusal answered: status, req_id, reason");
+}
+
+/* ---- the sync slot and late send completions (issue 26 item 1) -------------------- */
+/* A client's blocking requests back to back, each sent as soon as the
+ * previous reply arrives, while the transport reports the replies' sends
+ * complete late (held, then released a few at a time at random): none may
+ * be refused. */
+static void test_sync_race(void)
+{
+    harness_t h;
+    h_init(&h, 4, 4, SLOT, MEM);
+    h.f.send_mode = SRV_FAKE_SEND_HOLD;
+    int answered = 0, refusals = 0, waited = 0;
+    for (int i = 0; i < 2000; i++) {
+        int op = i % 3 == 0 ? ARM_SRV_GET : i % 3 == 1 ? ARM_SRV_RMW : ARM_SRV_FENCE;
+        arm_srv_req_t r = h_sync(&h, 1, op, h_addr(&h, 64), op == ARM_SRV_GET ? 8 : 0);
+        r.sub = ARM_SRV_FADD64;
+        r.operand = 1;
+        h_send(&h, &r, NULL, 0, 0);
+        arm_srv_rep_t rep;
+        int got = 0;
+        /* Its reply may wait for a completion: release them until it comes. */
+        for (int tries = 0; !got && tries < 8; tries++) {
+            while (!got && h_reply(&h, NULL, &rep, NULL)) {
+                if (rep.req_id != r.req_id)
+                    continue;
+                got = 1;
+                refusals += rep.status != ARM_OK;
+            }
+            if (!got) {
+                waited++;
+                srv_fake_complete(&h.f, 1);
+            }
+        }
+        answered += got;
+        /* Completions trail the replies by 0-3 sends. */
+        size_t pending = h.f.nsent - h.f.ndone;
+        size_t keep = (size_t)unit_range(0, 3);
+        if (pending > keep)
+            srv_fake_complete(&h.f, pending - keep);
+    }
+    CHECK(answered == 2000 && refusals == 0,
+          "2000 blocking requests with late completions: %d answered, %d refused",
+          answered, refusals);
+    CHECK(waited > 0, "some waited for a completion to free a reply record (%d)", waited);
+    long v;
+    memcpy(&v, h.mem + 64, sizeof v);
+    CHECK(v == 667, "every fetch-and-add applied once (%ld)", v);
+    srv_fake_complete(&h.f, (size_t)-1);
+    CHECK(h.s->clients[1].slots[4].state == SLOT_FREE && !h.s->clients[1].sync_rec[0].busy &&
+          !h.s->clients[1].sync_rec[1].busy, "sync slot and its records free at the end");
+    h_fini(&h);
+    unit_section("sync requests back to back while reply completions lag");
+}
+
+/* ---- waiting work without a scan over every rank ---------------------------------- */
+static void test_waiting_scale(void)
+{
+    harness_t h;
+    h_init(&h, H_MAXPROC, 2, 1024, MEM);
+    arm_shm_mutex_t *mx = (arm_shm_mutex_t *)(void *)(h.mem + 256);
+    arm_shm_mutex_trylock(mx);
+    arm_srv_req_t r = h_sync(&h, 40, ARM_SRV_LOCK, h_addr(&h, 256), 0);
+    h_send(&h, &r, NULL, 0, 0);
+    int len = 0;
+    for (srv_client_t *c = h.s->blocked; c; c = c->bnext)
+        len++;
+    CHECK(h.s->nblocked == 1 && len == 1 && h.s->blocked->rank == 40,
+          "one of %d clients waits: the retry list holds exactly it", H_MAXPROC);
+    for (int i = 0; i < 100; i++)
+        srv_progress(h.s);
+    CHECK(h.f.nsent == 0 && h.s->nblocked == 1, "retried, still waiting");
+    arm_shm_mutex_unlock(mx);
+    srv_progress(h.s);
+    CHECK(h.f.nsent == 1 && h.s->nblocked == 0 && !h.s->blocked && !h.s->blocked_tail,
+          "granted, list empty");
+    h_fini(&h);
+    unit_section("the waiting list holds only what waits");
+}
+
+int main(void)
+{
+    printf("unit.server_flow: credits, refusals, the sync slot, waiting clients\n");
+    test_credits();
+    test_failed_sends();
+    test_refusals();
+    test_sync_race();
+    test_waiting_scale();
+    return unit_finish("unit.server_flow");
+}
