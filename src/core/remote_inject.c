@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "arm_build_config.h"
 #if ARMADA_HAVE_UCX
+#include <stddef.h>
 #include <string.h>
 #include "core/remote_int.h"
 
@@ -40,7 +41,7 @@ void arm_rem_inject(const char *call, rop_t *op, arm_net_iov_t *iov, size_t *iov
         return;
     switch (arm_rc.inject) {
     case INJ_HEADER:
-        *hdr_len = sizeof op->req / 2;
+        *hdr_len = offsetof(arm_srv_req_t, req_id) - 8;   /* not even the req_id */
         break;
     case INJ_OP:
         op->req.op = (uint8_t)((op->req.op & ARM_SRV_SYNC) | 0x3f);
