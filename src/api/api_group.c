@@ -261,7 +261,8 @@ static int malloc_on(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI
     arm_status_t st = arm_reg_malloc(g->comm, g->size, g->grp_to_abs, (size_t)bytes, 0,
                                      ptr_arr, NULL);
     if (st != ARM_OK)
-        arm_fatal(call, "allocating %ld bytes failed: %s", bytes, arm_status_str(st));
+        arm_fatal(call, "allocating %ld bytes failed: %s", bytes,
+                  arm_reg_error()[0] ? arm_reg_error() : arm_status_str(st));
     return 0;
 }
 

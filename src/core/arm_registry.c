@@ -3,6 +3,7 @@
  * process indexes, per target rank, the slices of that target sorted by
  * address, so translating a remote address is a binary search (O(log
  * allocations)) with a last-hit cache in front. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +21,33 @@ typedef struct member_info {
     int32_t  world;
     int32_t  pad;
 } member_info_t;
+
+/* What the last failed arm_reg_malloc ran into, for the caller's message;
+ * and the bytes this process holds in ARMCI_Malloc memory, for
+ * ARMADA_SHM_LIMIT (internal allocations are not counted). */
+static struct {
+    char reason[256];
+    size_t user_bytes;
+} reg_state;
+
+const char *arm_reg_error(void) { return reg_state.reason; }
+
+/* ARMADA_SHM_LIMIT, checked on every member before anything is created:
+ * one member over the limit fails the allocation on all of them. */
+static int over_limit(MPI_Comm comm, size_t bytes, int internal)
+{
+    size_t limit = arm_config.shm_limit > 0 ? (size_t)arm_config.shm_limit : 0;
+    int over = !internal && limit && reg_state.user_bytes + bytes > limit, any = over;
+    MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (over)
+        snprintf(reg_state.reason, sizeof reg_state.reason, "ARMADA_SHM_LIMIT=%zu bytes "
+                 "allows rank %d no more: it holds %zu bytes and asks for %zu", limit,
+                 arm_core.me, reg_state.user_bytes, bytes);
+    else if (any)
+        snprintf(reg_state.reason, sizeof reg_state.reason, "another member of the group is "
+                 "over its ARMADA_SHM_LIMIT=%zu bytes", limit);
+    return any;
+}
 
 static arm_status_t index_insert(int proc, const arm_slice_t *sl)
 {
@@ -70,10 +98,53 @@ static void alloc_destroy(arm_alloc_t *a)
         index_remove(a->members[g], a);
     arm_remote_alloc_release(a);
     arm_core.shm_bytes -= a->seg.len;
+    if (!a->internal)
+        reg_state.user_bytes -= a->my_len;
     arm_shm_detach(&a->seg);
     alloc_unlink_list(a);
     free(a->members);
     free(a);
+}
+
+/* The node's members of the group share one segment: the first creates and
+ * reserves it, the others map it, the node's server maps it, then the name
+ * goes (decision 001). Collective over ncomm. */
+static arm_status_t node_segment(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int creator_pid,
+                                 uint64_t id, size_t total, size_t bytes)
+{
+    arm_core_t *c = &arm_core;
+    char name[ARM_SHM_NAME_MAX];
+    arm_shm_make_name(name, sizeof name, c->job, creator_pid, (unsigned long)id);
+    /* made[0]: created; made[1]: bytes /dev/shm had free when it could not be */
+    long long made[2] = { 1, -1 };
+    if (nrank == 0) {
+        arm_status_t cst = arm_shm_create(name, total, &a->seg);
+        made[0] = cst == ARM_OK;
+        if (cst == ARM_ERR_NO_MEMORY)
+            made[1] = arm_shm_free_bytes() >= 0 ? arm_shm_free_bytes() : 0;
+    }
+    MPI_Bcast(made, 2, MPI_LONG_LONG, 0, ncomm);
+    int ok = (int)made[0];
+    if (!ok && made[1] >= 0)
+        snprintf(reg_state.reason, sizeof reg_state.reason, "/dev/shm has %lld bytes free; "
+                 "this node's segment needs %zu (%zu asked for by rank %d)", made[1], total,
+                 bytes, c->me);
+    if (ok && nrank != 0)
+        ok = arm_shm_attach(name, total, &a->seg) == ARM_OK;
+    /* The node's server maps it too, while it still has a name. */
+    if (ok && nrank == 0) {
+        a->seg_owner = 1;
+        ok = arm_remote_seg_register(a, name, total) == ARM_OK;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
+    /* Every member has mapped it (or failed): the name goes now, so no end
+     * of the job, normal or not, can leave it behind. */
+    if (nrank == 0)
+        arm_shm_unlink(name);
+    if (!ok)
+        return made[1] >= 0 ? ARM_ERR_NO_MEMORY : ARM_ERR_SYSTEM;
+    c->shm_bytes += total;
+    return ARM_OK;
 }
 
 arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t bytes,
@@ -82,6 +153,9 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
     arm_core_t *c = &arm_core;
     int grank;
     MPI_Comm_rank(comm, &grank);
+    reg_state.reason[0] = '\0';
+    if (over_limit(comm, bytes, internal))
+        return ARM_ERR_NO_MEMORY;
 
     arm_alloc_t *a = calloc(1, sizeof *a);
     member_info_t *info = calloc((size_t)gsize, sizeof *info);
@@ -133,30 +207,8 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
     total = (total + page - 1) / page * page;
 
     arm_status_t st = ARM_OK;
-    if (total > 0) {
-        char name[ARM_SHM_NAME_MAX];
-        arm_shm_make_name(name, sizeof name, c->job, npid[0], (unsigned long)id);
-        int ok = 1;
-        if (nrank == 0)
-            ok = arm_shm_create(name, total, &a->seg) == ARM_OK;
-        MPI_Bcast(&ok, 1, MPI_INT, 0, ncomm);
-        if (ok && nrank != 0)
-            ok = arm_shm_attach(name, total, &a->seg) == ARM_OK;
-        /* The node's server maps it too, while it still has a name. */
-        if (ok && nrank == 0) {
-            a->seg_owner = 1;
-            ok = arm_remote_seg_register(a, name, total) == ARM_OK;
-        }
-        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
-        /* Every member has mapped it (or failed): the name goes now, so no
-         * end of the job, normal or not, can leave it behind. */
-        if (nrank == 0)
-            arm_shm_unlink(name);
-        if (!ok)
-            st = ARM_ERR_SYSTEM;
-        else
-            c->shm_bytes += total;
-    }
+    if (total > 0)
+        st = node_segment(a, ncomm, nrank, npid[0], id, total, bytes);
     free(nlen);
     free(npid);
     MPI_Comm_free(&ncomm);
@@ -164,6 +216,9 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
     int all_ok = st == ARM_OK;
     MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     if (!all_ok) {
+        if (st == ARM_OK)
+            snprintf(reg_state.reason, sizeof reg_state.reason,
+                     "the allocation failed on another node of the group");
         arm_shm_detach(&a->seg);
         free(info);
         free(a->members);
@@ -172,6 +227,8 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
     }
 
     a->my_len = bytes;
+    if (!internal)
+        reg_state.user_bytes += bytes;   /* alloc_destroy takes it back */
     a->my_base = bytes ? (char *)a->seg.base + myoff : NULL;
     member_info_t mine = { (uint64_t)(uintptr_t)a->my_base, bytes, myoff, c->me, 0 };
     MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, info, (int)sizeof mine, MPI_BYTE, comm);

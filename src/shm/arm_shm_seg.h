@@ -24,7 +24,12 @@ void arm_shm_make_name(char *name, size_t len, unsigned long long job, int pid,
  * process no longer exists (left only if a job died in the instant between
  * creating a segment and unlinking it). Returns how many were removed. */
 int arm_shm_sweep_stale(void);
+/* Creates, sizes, reserves (every page, posix_fallocate) and maps a
+ * segment. ARM_ERR_NO_MEMORY: /dev/shm cannot hold len bytes; nothing is
+ * left behind. */
 arm_status_t arm_shm_create(const char *name, size_t len, arm_shm_seg_t *out);
+/* Bytes /dev/shm can still give (statvfs); -1 when it cannot be asked. */
+long long arm_shm_free_bytes(void);
 arm_status_t arm_shm_attach(const char *name, size_t len, arm_shm_seg_t *out);
 /* Removes the name; mappings stay valid. ENOENT is not an error. */
 arm_status_t arm_shm_unlink(const char *name);
