@@ -115,6 +115,10 @@ static arm_status_t node_segment(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int 
     arm_core_t *c = &arm_core;
     char name[ARM_SHM_NAME_MAX];
     arm_shm_make_name(name, sizeof name, c->job, creator_pid, (unsigned long)id);
+    /* Every member can remove the name if SIGINT or SIGTERM ends it inside
+     * the window: a member whose creator was killed is ended by the
+     * launcher with SIGTERM (decision 034). */
+    int guard = arm_shm_guard_arm(name);
     /* made[0]: created; made[1]: bytes /dev/shm had free when it could not be */
     long long made[2] = { 1, -1 };
     if (nrank == 0) {
@@ -138,9 +142,11 @@ static arm_status_t node_segment(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int 
     }
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
     /* Every member has mapped it (or failed): the name goes now, so no end
-     * of the job, normal or not, can leave it behind. */
-    if (nrank == 0)
-        arm_shm_unlink(name);
+     * of the job, normal or not, can leave it behind. Each member removes
+     * it (the later ones find it gone) before disarming, so no member stops
+     * guarding a name that still exists. */
+    arm_shm_unlink(name);
+    arm_shm_guard_disarm(guard);
     if (!ok)
         return made[1] >= 0 ? ARM_ERR_NO_MEMORY : ARM_ERR_SYSTEM;
     c->shm_bytes += total;

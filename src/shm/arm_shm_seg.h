@@ -35,4 +35,14 @@ arm_status_t arm_shm_attach(const char *name, size_t len, arm_shm_seg_t *out);
 arm_status_t arm_shm_unlink(const char *name);
 void arm_shm_detach(arm_shm_seg_t *seg);
 
+/* Interruption guard (arm_shm_guard.c, decision 034): while armed, the
+ * name is unlinked if SIGINT or SIGTERM arrives; the signal then goes on to
+ * the handler installed before (or its default action). The first arm
+ * installs the handlers. Returns a slot for disarm, -1 when none is free. */
+int arm_shm_guard_arm(const char *name);
+void arm_shm_guard_disarm(int slot);
+/* Unlinks every armed name now (async-signal-safe): for the signal handler
+ * and for a process that stops the job itself (arm_core_abort). */
+void arm_shm_guard_unlink_armed(void);
+
 #endif
