@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define GUARD_SLOTS 8
@@ -22,7 +23,29 @@ static struct {
     _Atomic int state[GUARD_SLOTS];
     struct sigaction prev_int, prev_term;
     _Atomic int installed;
+    /* The handler may run on another thread while this process creates a
+     * segment: `creating` brackets the shm_open, `ending` is set by the
+     * handler first. Each side stores, then loads the other's flag (seq_cst),
+     * so either the creator sees `ending` and creates nothing, or the
+     * handler sees `creating` and waits for the name to exist before it
+     * unlinks. */
+    _Atomic int creating;
+    _Atomic int ending;
 } guard;
+
+#define GUARD_WAIT_NAPS 200   /* at most 200 x 1 ms for a creation to finish */
+
+int arm_shm_guard_create_begin(void)
+{
+    atomic_fetch_add(&guard.creating, 1);
+    if (atomic_load(&guard.ending)) {
+        atomic_fetch_sub(&guard.creating, 1);
+        return 0;
+    }
+    return 1;
+}
+
+void arm_shm_guard_create_end(void) { atomic_fetch_sub(&guard.creating, 1); }
 
 static void hand_on(int sig, siginfo_t *info, void *ctx)
 {
@@ -55,6 +78,13 @@ void arm_shm_guard_unlink_armed(void)
 
 static void on_signal(int sig, siginfo_t *info, void *ctx)
 {
+    atomic_store(&guard.ending, 1);
+    /* A creation under way on another thread finishes first (bounded: on the
+     * creating thread itself the signal arrived before or after shm_open,
+     * and either way nothing is left to wait for). */
+    struct timespec nap = { 0, 1000000 };
+    for (int i = 0; i < GUARD_WAIT_NAPS && atomic_load(&guard.creating); i++)
+        nanosleep(&nap, NULL);
     arm_shm_guard_unlink_armed();
     hand_on(sig, info, ctx);
 }

@@ -100,7 +100,10 @@ arm_status_t arm_shm_create(const char *name, size_t len, arm_shm_seg_t *out)
     long long avail = arm_shm_free_bytes();
     if (avail >= 0 && (unsigned long long)len > (unsigned long long)avail)
         return ARM_ERR_NO_MEMORY;
+    if (!arm_shm_guard_create_begin())
+        return ARM_ERR_SYSTEM;   /* this process is ending on a signal */
     int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    arm_shm_guard_create_end();
     if (fd < 0) {
         if (errno == EEXIST)
             return ARM_ERR_EXISTS;   /* the caller decides whether that is an error */

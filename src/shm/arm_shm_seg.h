@@ -44,5 +44,9 @@ void arm_shm_guard_disarm(int slot);
 /* Unlinks every armed name now (async-signal-safe): for the signal handler
  * and for a process that stops the job itself (arm_core_abort). */
 void arm_shm_guard_unlink_armed(void);
+/* Bracket the shm_open that creates a name; begin returns 0 when the
+ * process is ending on a signal (create nothing then). */
+int arm_shm_guard_create_begin(void);
+void arm_shm_guard_create_end(void);
 
 #endif

@@ -49,7 +49,8 @@ for ((i = 0; i < runs; i++)); do
   tried[$sig]=$((tried[$sig] + 1))
   if [ "$n" -gt 0 ]; then
     left[$sig]=$((left[$sig] + 1)); total=$((total + n))
-    echo "run $i (SIG$sig, ppn $ppn): left $(echo $new)"
+    echo "run $i (SIG$sig, ppn $ppn): left $(echo $new); the job's last words:"
+    tail -n 5 "$work/out" | sed 's/^/    /'
     for f in $new; do rm -f "$shmdir/$f"; done
   fi
 done
