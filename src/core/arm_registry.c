@@ -33,20 +33,23 @@ static struct {
 const char *arm_reg_error(void) { return reg_state.reason; }
 
 /* ARMADA_SHM_LIMIT, checked on every member before anything is created:
- * one member over the limit fails the allocation on all of them. */
-static int over_limit(MPI_Comm comm, size_t bytes, int internal)
+ * one member over the limit fails the allocation on all of them. The
+ * verdict rides on the reduction that agrees on the allocation id. */
+static int over_limit(MPI_Comm comm, size_t bytes, int internal, uint64_t *id)
 {
     size_t limit = arm_config.shm_limit > 0 ? (size_t)arm_config.shm_limit : 0;
-    int over = !internal && limit && reg_state.user_bytes + bytes > limit, any = over;
-    MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm);
+    int over = !internal && limit && reg_state.user_bytes + bytes > limit;
+    uint64_t agree[2] = { *id, (uint64_t)over };
+    MPI_Allreduce(MPI_IN_PLACE, agree, 2, MPI_UINT64_T, MPI_MAX, comm);
+    *id = agree[0];
     if (over)
         snprintf(reg_state.reason, sizeof reg_state.reason, "ARMADA_SHM_LIMIT=%zu bytes "
                  "allows rank %d no more: it holds %zu bytes and asks for %zu", limit,
                  arm_core.me, reg_state.user_bytes, bytes);
-    else if (any)
+    else if (agree[1])
         snprintf(reg_state.reason, sizeof reg_state.reason, "another member of the group is "
                  "over its ARMADA_SHM_LIMIT=%zu bytes", limit);
-    return any;
+    return agree[1] != 0;
 }
 
 static arm_status_t index_insert(int proc, const arm_slice_t *sl)
@@ -160,7 +163,10 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
     int grank;
     MPI_Comm_rank(comm, &grank);
     reg_state.reason[0] = '\0';
-    if (over_limit(comm, bytes, internal))
+    uint64_t id = c->next_alloc_id;
+    int over = over_limit(comm, bytes, internal, &id);
+    c->next_alloc_id = id + 1;
+    if (over)
         return ARM_ERR_NO_MEMORY;
 
     arm_alloc_t *a = calloc(1, sizeof *a);
@@ -177,10 +183,7 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
     a->comm = comm;
     a->internal = internal;
 
-    uint64_t id = c->next_alloc_id;
-    MPI_Allreduce(MPI_IN_PLACE, &id, 1, MPI_UINT64_T, MPI_MAX, comm);
     a->id = id;
-    c->next_alloc_id = id + 1;
 
     /* The group's members on this node share one segment. */
     MPI_Comm ncomm;
