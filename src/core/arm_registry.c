@@ -156,101 +156,56 @@ static arm_status_t node_segment(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int 
     return ARM_OK;
 }
 
-arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t bytes,
-                            int internal, void **ptr_arr, arm_alloc_t **out)
+/* Lays out the slices of the group's members on this node (SLICE_ALIGN
+ * apart, the whole rounded to pages) and makes their shared segment.
+ * Collective over comm; *myoff is this member's slice offset. */
+static arm_status_t node_share(arm_alloc_t *a, MPI_Comm comm, size_t bytes, size_t *myoff)
 {
     arm_core_t *c = &arm_core;
-    int grank;
-    MPI_Comm_rank(comm, &grank);
-    reg_state.reason[0] = '\0';
-    uint64_t id = c->next_alloc_id;
-    int over = over_limit(comm, bytes, internal, &id);
-    c->next_alloc_id = id + 1;
-    if (over)
-        return ARM_ERR_NO_MEMORY;
-
-    arm_alloc_t *a = calloc(1, sizeof *a);
-    member_info_t *info = calloc((size_t)gsize, sizeof *info);
-    if (!a || !info || !(a->members = malloc((size_t)gsize * sizeof(int)))) {
-        free(info);
-        if (a)
-            free(a->members);
-        free(a);
-        return ARM_ERR_NO_MEMORY;
-    }
-    memcpy(a->members, members, (size_t)gsize * sizeof(int));
-    a->gsize = gsize;
-    a->comm = comm;
-    a->internal = internal;
-
-    a->id = id;
-
-    /* The group's members on this node share one segment. */
+    int grank, nrank, nsize;
     MPI_Comm ncomm;
-    int nrank, nsize;
+    MPI_Comm_rank(comm, &grank);
     MPI_Comm_split(comm, c->my_node, grank, &ncomm);
     MPI_Comm_rank(ncomm, &nrank);
     MPI_Comm_size(ncomm, &nsize);
     uint64_t *nlen = malloc((size_t)nsize * sizeof *nlen);
     int *npid = malloc((size_t)nsize * sizeof *npid);
-    if (!nlen || !npid) {
-        free(nlen);
-        free(npid);
-        MPI_Comm_free(&ncomm);
-        free(info);
-        free(a->members);
-        free(a);
-        return ARM_ERR_NO_MEMORY;
+    int have = nlen && npid, all_have = have;
+    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, ncomm);
+    arm_status_t st = ARM_ERR_NO_MEMORY;
+    if (all_have) {
+        uint64_t mylen = bytes;
+        MPI_Allgather(&mylen, 1, MPI_UINT64_T, nlen, 1, MPI_UINT64_T, ncomm);
+        int mypid = (int)getpid();
+        MPI_Allgather(&mypid, 1, MPI_INT, npid, 1, MPI_INT, ncomm);
+        size_t total = 0;
+        for (int i = 0; i < nsize; i++) {
+            if (i == nrank)
+                *myoff = total;
+            total += (nlen[i] + SLICE_ALIGN - 1) / SLICE_ALIGN * SLICE_ALIGN;
+        }
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        total = (total + page - 1) / page * page;
+        st = total > 0 ? node_segment(a, ncomm, nrank, npid[0], a->id, total, bytes) : ARM_OK;
     }
-    uint64_t mylen = bytes;
-    MPI_Allgather(&mylen, 1, MPI_UINT64_T, nlen, 1, MPI_UINT64_T, ncomm);
-    int mypid = (int)getpid();
-    MPI_Allgather(&mypid, 1, MPI_INT, npid, 1, MPI_INT, ncomm);
-    size_t total = 0, myoff = 0;
-    for (int i = 0; i < nsize; i++) {
-        if (i == nrank)
-            myoff = total;
-        total += (nlen[i] + SLICE_ALIGN - 1) / SLICE_ALIGN * SLICE_ALIGN;
-    }
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    total = (total + page - 1) / page * page;
-
-    arm_status_t st = ARM_OK;
-    if (total > 0)
-        st = node_segment(a, ncomm, nrank, npid[0], id, total, bytes);
     free(nlen);
     free(npid);
     MPI_Comm_free(&ncomm);
+    return st;
+}
 
-    int all_ok = st == ARM_OK;
-    MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    if (!all_ok) {
-        if (st == ARM_OK)
-            snprintf(reg_state.reason, sizeof reg_state.reason,
-                     "the allocation failed on another node of the group");
-        arm_shm_detach(&a->seg);
-        free(info);
-        free(a->members);
-        free(a);
-        return st != ARM_OK ? st : ARM_ERR_SYSTEM;
-    }
-
-    a->my_len = bytes;
-    if (!internal)
-        reg_state.user_bytes += bytes;   /* alloc_destroy takes it back */
-    a->my_base = bytes ? (char *)a->seg.base + myoff : NULL;
-    member_info_t mine = { (uint64_t)(uintptr_t)a->my_base, bytes, myoff, c->me, 0 };
+/* Tells every member where every slice is (info: room for gsize entries,
+ * freed here) and indexes them by target. */
+static arm_status_t alloc_index(arm_alloc_t *a, MPI_Comm comm, size_t myoff,
+                                member_info_t *info, void **ptr_arr)
+{
+    arm_core_t *c = &arm_core;
+    member_info_t mine = { (uint64_t)(uintptr_t)a->my_base, a->my_len, myoff, c->me, 0 };
     MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, info, (int)sizeof mine, MPI_BYTE, comm);
-
-    a->next = c->allocs;
-    if (c->allocs)
-        c->allocs->prev = a;
-    c->allocs = a;
-
     /* Where each node's segment sits in that node's server. */
     const uint64_t *node_base = NULL;
-    st = arm_remote_alloc_publish(a, &node_base);
-    for (int g = 0; g < gsize; g++) {
+    arm_status_t st = arm_remote_alloc_publish(a, &node_base);
+    for (int g = 0; g < a->gsize; g++) {
         int p = info[g].world;
         if (ptr_arr)
             ptr_arr[g] = (void *)(uintptr_t)info[g].base;
@@ -265,6 +220,60 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
             st = index_insert(p, &sl);
     }
     free(info);
+    return st;
+}
+
+arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t bytes,
+                            int internal, void **ptr_arr, arm_alloc_t **out)
+{
+    arm_core_t *c = &arm_core;
+    reg_state.reason[0] = '\0';
+    uint64_t id = c->next_alloc_id;
+    int over = over_limit(comm, bytes, internal, &id);
+    c->next_alloc_id = id + 1;
+    if (over)
+        return ARM_ERR_NO_MEMORY;
+
+    arm_alloc_t *a = calloc(1, sizeof *a);
+    member_info_t *info = calloc((size_t)gsize, sizeof *info);
+    int have = a && info && (a->members = malloc((size_t)gsize * sizeof(int))) != NULL;
+    arm_status_t st = have ? ARM_OK : ARM_ERR_NO_MEMORY;
+    size_t myoff = 0;
+    if (have) {
+        memcpy(a->members, members, (size_t)gsize * sizeof(int));
+        a->gsize = gsize;
+        a->comm = comm;
+        a->internal = internal;
+        a->id = id;
+    }
+    /* Members that could not even start still take part in the collectives. */
+    MPI_Allreduce(MPI_IN_PLACE, &have, 1, MPI_INT, MPI_MIN, comm);
+    if (have)
+        st = node_share(a, comm, bytes, &myoff);
+    int all_ok = have && st == ARM_OK;
+    MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        if (st == ARM_OK)
+            snprintf(reg_state.reason, sizeof reg_state.reason,
+                     "the allocation failed on another node of the group");
+        if (a) {
+            arm_shm_detach(&a->seg);
+            free(a->members);
+        }
+        free(a);
+        free(info);
+        return st != ARM_OK ? st : ARM_ERR_SYSTEM;
+    }
+
+    a->my_len = bytes;
+    if (!internal)
+        reg_state.user_bytes += bytes;   /* alloc_destroy takes it back */
+    a->my_base = bytes ? (char *)a->seg.base + myoff : NULL;
+    a->next = c->allocs;
+    if (c->allocs)
+        c->allocs->prev = a;
+    c->allocs = a;
+    st = alloc_index(a, comm, myoff, info, ptr_arr);
     if (st != ARM_OK) {
         alloc_destroy(a);
         return st;
