@@ -44,8 +44,12 @@ static inline void api_ptr(const char *call, const char *arg, const void *p, lon
 }
 
 void api_acc_type(const char *call, int type, const void *scale);
+/* Stops unless bytes is a whole number of elements of the accumulate type. */
+void api_acc_bytes(const char *call, const char *arg, int type, long bytes);
+/* Also stops when rows of the destination overlap (decision 031). */
 void api_strided(const char *call, const void *src, const int *src_stride, const void *dst,
                  const int *dst_stride, const int *count, int levels);
+/* Also stops on a NULL pointer inside a descriptor's arrays. */
 void api_giov(const char *call, const void *iov, int iov_len);
 
 #endif

@@ -3,7 +3,8 @@
  * Domain ARMCI_DOMAIN_SMP is the node (a host, or a virtual node under
  * ARMADA_PPN). Nodes are numbered in the order of their lowest rank. The
  * map is the core's (arm_procmap.c), built once at ARMCI_Init: no query
- * communicates. */
+ * communicates. As in ARMCI, a node id below 0 means the caller's own node
+ * (Global Arrays passes -1 through). */
 #include "api/api_check.h"
 #include "api_internal.h"
 
@@ -14,11 +15,15 @@ static void check_domain(const char *call, armci_domain_t domain)
         arm_api_fatal(call, "argument 'domain' (%d) is not ARMCI_DOMAIN_SMP", (int)domain);
 }
 
-static void check_node(const char *call, const char *name, int id)
+/* The node `id` names: itself, or the caller's node when it is below 0. */
+static int check_node(const char *call, const char *name, int id)
 {
-    if (id < 0 || id >= arm_core.nnodes)
-        arm_api_fatal(call, "argument '%s' (%d) is not a node in [0, %d)", name, id,
-                      arm_core.nnodes);
+    if (id < 0)
+        return arm_core.my_node;
+    if (id >= arm_core.nnodes)
+        arm_api_fatal(call, "argument '%s' (%d) is not a node in [0, %d) nor below 0 (the "
+                      "caller's node)", name, id, arm_core.nnodes);
+    return id;
 }
 
 static void check_proc(const char *call, const char *name, int proc)
@@ -46,7 +51,7 @@ int armci_domain_nprocs(armci_domain_t domain, int id)
 {
     const char *call = "armci_domain_nprocs";
     check_domain(call, domain);
-    check_node(call, "id", id);
+    id = check_node(call, "id", id);
     return arm_core.node_size[id];
 }
 
@@ -54,7 +59,7 @@ int armci_domain_glob_proc_id(armci_domain_t domain, int id, int loc_proc_id)
 {
     const char *call = "armci_domain_glob_proc_id";
     check_domain(call, domain);
-    check_node(call, "id", id);
+    id = check_node(call, "id", id);
     if (loc_proc_id < 0 || loc_proc_id >= arm_core.node_size[id])
         arm_api_fatal(call, "argument 'loc_proc_id' (%d) is not in [0, %d) for node %d",
                       loc_proc_id, arm_core.node_size[id], id);

@@ -96,10 +96,30 @@ static void check_group(const char *call, const ARMCI_Group *g)
         arm_fatal(call, "argument 'group' is NULL");
 }
 
-void ARMCI_Group_create_child(int grp_size, int *pid_list, ARMCI_Group *group_out,
-                              ARMCI_Group *group_parent)
+/* A rank listed twice would make MPI_Group_incl fail or, worse, build a
+ * group whose later collectives never match: refuse it by name. */
+static void check_distinct(const char *call, int n, const int *pid_list, int parent_size)
 {
-    const char *call = "ARMCI_Group_create_child";
+    int *first = malloc((size_t)(parent_size > 0 ? parent_size : 1) * sizeof *first);
+    if (!first)
+        arm_fatal(call, "out of memory on rank %d", arm_core.me);
+    for (int r = 0; r < parent_size; r++)
+        first[r] = -1;
+    for (int i = 0; i < n; i++) {
+        if (first[pid_list[i]] >= 0) {
+            int j = first[pid_list[i]];
+            free(first);
+            arm_fatal(call, "argument 'pid_list[%d]' = %d repeats 'pid_list[%d]': a group "
+                      "lists each rank once", i, pid_list[i], j);
+        }
+        first[pid_list[i]] = i;
+    }
+    free(first);
+}
+
+static void create_child(const char *call, int grp_size, int *pid_list,
+                         ARMCI_Group *group_out, ARMCI_Group *group_parent)
+{
     check_group(call, group_parent);
     if (!group_out)
         arm_fatal(call, "argument 'group_out' is NULL");
@@ -112,6 +132,7 @@ void ARMCI_Group_create_child(int grp_size, int *pid_list, ARMCI_Group *group_ou
         if (pid_list[i] < 0 || pid_list[i] >= group_parent->size)
             arm_fatal(call, "argument 'pid_list[%d]' = %d is not a rank of the parent group",
                       i, pid_list[i]);
+    check_distinct(call, grp_size, pid_list, group_parent->size);
     MPI_Group pg, ng;
     MPI_Comm comm;
     MPI_Comm_group(group_parent->comm, &pg);
@@ -135,9 +156,15 @@ void ARMCI_Group_create_child(int grp_size, int *pid_list, ARMCI_Group *group_ou
     }
 }
 
+void ARMCI_Group_create_child(int grp_size, int *pid_list, ARMCI_Group *group_out,
+                              ARMCI_Group *group_parent)
+{
+    create_child("ARMCI_Group_create_child", grp_size, pid_list, group_out, group_parent);
+}
+
 void ARMCI_Group_create(int grp_size, int *pid_list, ARMCI_Group *group_out)
 {
-    ARMCI_Group_create_child(grp_size, pid_list, group_out, &groups.deflt);
+    create_child("ARMCI_Group_create", grp_size, pid_list, group_out, &groups.deflt);
 }
 
 void ARMCI_Group_free(ARMCI_Group *group)
@@ -234,7 +261,8 @@ static int malloc_on(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI
     arm_status_t st = arm_reg_malloc(g->comm, g->size, g->grp_to_abs, (size_t)bytes, 0,
                                      ptr_arr, NULL);
     if (st != ARM_OK)
-        arm_fatal(call, "allocating %ld bytes failed: %s", bytes, arm_status_str(st));
+        arm_fatal(call, "allocating %ld bytes failed: %s", bytes,
+                  arm_reg_error()[0] ? arm_reg_error() : arm_status_str(st));
     return 0;
 }
 

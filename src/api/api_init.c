@@ -6,7 +6,6 @@
 #include "api/api_internal.h"
 #include "armci.h"
 #include "core/arm_ops.h"
-#include "util/arm_acc.h"
 
 static struct {
     long *nxtval;        /* rank 0's counter for TCGMSG nxtval */
@@ -15,6 +14,15 @@ static struct {
 
 _Noreturn void arm_api_not_initialised(const char *call)
 {
+    /* Before ARMCI_Init the log knows no rank: name MPI's when MPI is up. */
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (up && !down && arm_log_rank() < 0) {
+        int rank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        arm_log_set_rank(rank);
+    }
     arm_fatal(call, "ARMCI is not initialised (call ARMCI_Init after MPI_Init)");
 }
 
@@ -115,59 +123,4 @@ void ARMCI_Error(const char *msg, int code)
             msg ? msg : "(no message)", code);
     fflush(stderr);
     arm_core_abort(code ? code : 1);
-}
-
-/* ---- shared checks --------------------------------------------------------- */
-void api_acc_type(const char *call, int type, const void *scale)
-{
-    if (ARM_API_CHECKS && arm_acc_elem_size(type) == 0)
-        arm_fatal(call, "argument 'datatype' = %d is not an ARMCI_ACC_* type", type);
-    if (ARM_API_CHECKS && scale == NULL)
-        arm_fatal(call, "argument 'scale' is NULL");
-}
-
-void api_strided(const char *call, const void *src, const int *src_stride, const void *dst,
-                 const int *dst_stride, const int *count, int levels)
-{
-    if (!ARM_API_CHECKS)
-        return;
-    if (levels < 0 || levels > ARM_MAX_STRIDE_LEVELS)
-        arm_fatal(call, "argument 'stride_levels' = %d is outside 0..%d", levels,
-                  ARM_MAX_STRIDE_LEVELS);
-    if (!count)
-        arm_fatal(call, "argument 'count' is NULL");
-    if (levels > 0 && (!src_stride || !dst_stride))
-        arm_fatal(call, "argument '%s' is NULL", src_stride ? "dst_stride_ar" : "src_stride_ar");
-    for (int i = 0; i <= levels; i++)
-        if (count[i] < 0)
-            arm_fatal(call, "argument 'count[%d]' = %d is negative", i, count[i]);
-    for (int i = 0; i < levels; i++)
-        if (src_stride[i] < 0 || dst_stride[i] < 0)
-            arm_fatal(call, "argument '%s[%d]' = %d is negative",
-                      src_stride[i] < 0 ? "src_stride_ar" : "dst_stride_ar", i,
-                      src_stride[i] < 0 ? src_stride[i] : dst_stride[i]);
-    if (arm_strided_bytes(levels, count) > 0) {
-        if (!src)
-            arm_fatal(call, "argument 'src_ptr' is NULL");
-        if (!dst)
-            arm_fatal(call, "argument 'dst_ptr' is NULL");
-    }
-}
-
-void api_giov(const char *call, const void *iovp, int iov_len)
-{
-    const armci_giov_t *iov = iovp;
-    if (!ARM_API_CHECKS)
-        return;
-    api_count(call, "iov_len", iov_len);
-    if (iov_len > 0 && !iov)
-        arm_fatal(call, "argument 'iov' is NULL");
-    for (int d = 0; d < iov_len; d++) {
-        if (iov[d].bytes < 0 || iov[d].ptr_array_len < 0)
-            arm_fatal(call, "argument 'iov[%d].%s' is negative", d,
-                      iov[d].bytes < 0 ? "bytes" : "ptr_array_len");
-        if (iov[d].ptr_array_len > 0 && (!iov[d].src_ptr_array || !iov[d].dst_ptr_array))
-            arm_fatal(call, "argument 'iov[%d].%s' is NULL", d,
-                      iov[d].src_ptr_array ? "dst_ptr_array" : "src_ptr_array");
-    }
 }

@@ -5,8 +5,6 @@
  * communicator ARMCI was initialised on, the group variants the group's
  * communicator, and the scoped variants the node or node-masters
  * communicators of the api layer (virtual nodes honoured). */
-#include <limits.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -349,76 +347,8 @@ void armci_grp_clus_brdcst(void *buf, int len, int grp_master, int grp_clus_npro
     scope_release(&comm, owned);
 }
 
-/* ---- reductions --------------------------------------------------------- */
-
-typedef enum {
-    GOP_SUM, GOP_PROD, GOP_MAX, GOP_MIN, GOP_ABSMAX, GOP_ABSMIN, GOP_OR, GOP_AND
-} gop_kind_t;
-
-static const struct {
-    const char *name;
-    gop_kind_t  kind;
-} gop_names[] = {
-    { "+", GOP_SUM }, { "*", GOP_PROD }, { "max", GOP_MAX }, { "min", GOP_MIN },
-    { "absmax", GOP_ABSMAX }, { "absmin", GOP_ABSMIN }, { "or", GOP_OR }, { "and", GOP_AND },
-};
-
-static gop_kind_t parse_op(const char *call, const char *op)
-{
-    check_pointer(call, "op", op);
-    for (size_t i = 0; i < sizeof gop_names / sizeof gop_names[0]; i++)
-        if (strcmp(op, gop_names[i].name) == 0)
-            return gop_names[i].kind;
-    arm_api_fatal(call, "argument 'op' (\"%.16s\") is not one of +, *, max, min, absmax,"
-                  " absmin, or, and", op);
-}
-
-static MPI_Datatype type_of(const char *call, int type, size_t *size)
-{
-    switch (type) {
-    case ARMCI_INT:       *size = sizeof(int);       return MPI_INT;
-    case ARMCI_LONG:      *size = sizeof(long);      return MPI_LONG;
-    case ARMCI_LONG_LONG: *size = sizeof(long long); return MPI_LONG_LONG;
-    case ARMCI_FLOAT:     *size = sizeof(float);     return MPI_FLOAT;
-    case ARMCI_DOUBLE:    *size = sizeof(double);    return MPI_DOUBLE;
-    default:
-        arm_api_fatal(call, "argument 'type' (%d) is not an armci_type_e value", type);
-    }
-}
-
-/* Replaces every element by its magnitude (absmax, absmin). The most
- * negative integer has none that fits; it saturates to the maximum. */
-static void take_abs(void *x, int n, int type)
-{
-    switch (type) {
-    case ARMCI_INT:
-        for (int i = 0; i < n; i++) {
-            int *v = (int *)x + i;
-            *v = *v == INT_MIN ? INT_MAX : abs(*v);
-        }
-        break;
-    case ARMCI_LONG:
-        for (int i = 0; i < n; i++) {
-            long *v = (long *)x + i;
-            *v = *v == LONG_MIN ? LONG_MAX : labs(*v);
-        }
-        break;
-    case ARMCI_LONG_LONG:
-        for (int i = 0; i < n; i++) {
-            long long *v = (long long *)x + i;
-            *v = *v == LLONG_MIN ? LLONG_MAX : llabs(*v);
-        }
-        break;
-    case ARMCI_FLOAT:
-        for (int i = 0; i < n; i++)
-            ((float *)x)[i] = fabsf(((float *)x)[i]);
-        break;
-    default:
-        for (int i = 0; i < n; i++)
-            ((double *)x)[i] = fabs(((double *)x)[i]);
-        break;
-    }
-}
+/* ---- reductions ---------------------------------------------------------
+ * The operators and the reduction itself live in api_gop.c. */
 
 /* In-place all-reduce of n elements over the scope; every process of the
  * scope receives the result. */
@@ -428,28 +358,13 @@ static void gop_scoped(const char *call, int scope, void *x, int n, const char *
     size_t size;
     check_count(call, "n", n);
     check_buffer(call, "x", x, n);
-    MPI_Datatype dt = type_of(call, type, &size);
-    gop_kind_t kind = parse_op(call, op);
-    if ((kind == GOP_OR || kind == GOP_AND) && (type == ARMCI_FLOAT || type == ARMCI_DOUBLE))
-        arm_api_fatal(call, "argument 'op' (\"%s\") needs an integer type, not type %d", op, type);
+    arm_api_msg_type(call, type, &size);
+    arm_gop_t kind = arm_api_gop_parse(call, op);
+    arm_api_gop_check(call, op, kind, type);
     int owned;
     MPI_Comm comm = scope_comm(call, scope, group, &owned);
-    if (comm == MPI_COMM_NULL || n == 0) {
-        scope_release(&comm, owned);
-        return;
-    }
-    MPI_Op mop = MPI_SUM;
-    switch (kind) {
-    case GOP_SUM:    mop = MPI_SUM;  break;
-    case GOP_PROD:   mop = MPI_PROD; break;
-    case GOP_MAX:    mop = MPI_MAX;  break;
-    case GOP_MIN:    mop = MPI_MIN;  break;
-    case GOP_ABSMAX: take_abs(x, n, type); mop = MPI_MAX; break;
-    case GOP_ABSMIN: take_abs(x, n, type); mop = MPI_MIN; break;
-    case GOP_OR:     mop = MPI_BOR;  break;
-    case GOP_AND:    mop = MPI_BAND; break;
-    }
-    MPI_Allreduce(MPI_IN_PLACE, x, n, dt, mop, comm);
+    if (comm != MPI_COMM_NULL && n > 0)
+        arm_api_gop_allreduce(call, x, n, type, kind, comm);
     scope_release(&comm, owned);
 }
 
@@ -593,12 +508,12 @@ static void sel_scoped(const char *call, int scope, void *x, int n, const char *
     size_t size;
     check_count(call, "n", n);
     check_buffer(call, "x", x, n);
-    type_of(call, type, &size);
+    arm_api_msg_type(call, type, &size);
     check_pointer(call, "op", op);
     int want_min;
-    if (strcmp(op, "min") == 0)
+    if (strncmp(op, "min", 3) == 0)   /* by prefix, as the gop operators */
         want_min = 1;
-    else if (strcmp(op, "max") == 0)
+    else if (strncmp(op, "max", 3) == 0)
         want_min = 0;
     else
         arm_api_fatal(call, "argument 'op' (\"%.16s\") is neither min nor max", op);

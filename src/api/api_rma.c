@@ -36,6 +36,7 @@ int PARMCI_Acc(int datatype, void *scale, void *src, void *dst, int bytes, int p
 {
     contig_args("ARMCI_Acc", "bytes", src, dst, bytes, proc);
     api_acc_type("ARMCI_Acc", datatype, scale);
+    api_acc_bytes("ARMCI_Acc", "bytes", datatype, bytes);
     arm_op_acc("ARMCI_Acc", datatype, scale, src, dst, (size_t)bytes, proc);
     return 0;
 }
@@ -85,6 +86,7 @@ int PARMCI_AccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[],
     strided_args("ARMCI_AccS", src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
                  stride_levels, proc);
     api_acc_type("ARMCI_AccS", datatype, scale);
+    api_acc_bytes("ARMCI_AccS", "count[0]", datatype, count[0]);
     arm_op_strided("ARMCI_AccS", ARMADA_OP_ACCS, datatype, scale, src_ptr, src_stride_ar,
                    dst_ptr, dst_stride_ar, count, stride_levels, proc);
     return 0;
@@ -126,12 +128,16 @@ static void local_strided(const char *call, void *ptr, int levels, int stride_ar
                           int count[], char *buf, int to_buf)
 {
     int packed[ARM_MAX_STRIDE_LEVELS] = { 0 };
-    api_strided(call, ptr, stride_arr, buf, stride_arr, count, levels);
-    if (levels > 0) {
+    if (count && levels > 0 && levels <= ARM_MAX_STRIDE_LEVELS) {
         packed[0] = count[0];
         for (int i = 1; i < levels; i++)
             packed[i] = packed[i - 1] * count[i];
     }
+    /* The strided side is the destination only when writing. */
+    if (to_buf)
+        api_strided(call, ptr, stride_arr, buf, packed, count, levels);
+    else
+        api_strided(call, buf, packed, ptr, stride_arr, count, levels);
     local_copy_t x = { to_buf ? (char *)ptr : buf, to_buf ? buf : (char *)ptr };
     arm_strided_for_each(levels, count, to_buf ? stride_arr : packed,
                          to_buf ? packed : stride_arr, local_piece, &x);
@@ -173,6 +179,8 @@ int PARMCI_AccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int p
     api_proc("ARMCI_AccV", proc);
     api_giov("ARMCI_AccV", iov, iov_len);
     api_acc_type("ARMCI_AccV", datatype, scale);
+    for (int d = 0; ARM_API_CHECKS && d < iov_len; d++)
+        api_acc_bytes("ARMCI_AccV", "iov[].bytes", datatype, iov[d].bytes);
     arm_op_vector("ARMCI_AccV", ARMADA_OP_ACCV, datatype, scale, iov, iov_len, proc);
     return 0;
 }

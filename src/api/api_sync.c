@@ -236,6 +236,8 @@ typedef struct mutex_batch {
     struct armcix_mutex_hdl_s pub;   /* first: the handle points here */
     arm_alloc_t *alloc;
     int *counts;                     /* group rank -> mutexes it hosts */
+    size_t *first;                   /* group rank -> its first flag in held */
+    unsigned char *held;             /* the mutexes this process holds */
 } mutex_batch_t;
 
 armcix_mutex_hdl_t ARMCIX_Create_mutexes_hdl(int count, ARMCI_Group *pgroup)
@@ -254,9 +256,19 @@ armcix_mutex_hdl_t ARMCIX_Create_mutexes_hdl(int count, ARMCI_Group *pgroup)
     b->pub.windows = NULL;
     MPI_Allgather(&count, 1, MPI_INT, b->counts, 1, MPI_INT, pgroup->comm);
     b->pub.max_count = 0;
+    size_t total = 0;
     for (int i = 0; i < pgroup->size; i++)
+        total += (size_t)b->counts[i];
+    if (!(b->first = malloc((size_t)pgroup->size * sizeof *b->first)) ||
+        !(b->held = calloc(total + 1, 1)))
+        arm_fatal(call, "out of memory on rank %d", arm_core.me);
+    total = 0;
+    for (int i = 0; i < pgroup->size; i++) {
+        b->first[i] = total;
+        total += (size_t)b->counts[i];
         if (b->counts[i] > b->pub.max_count)
             b->pub.max_count = b->counts[i];
+    }
     if (arm_reg_malloc(pgroup->comm, pgroup->size, pgroup->grp_to_abs,
                        (size_t)count * sizeof(arm_shm_mutex_t), 1, (void **)b->pub.bases,
                        &b->alloc) != ARM_OK)
@@ -272,6 +284,8 @@ int ARMCIX_Destroy_mutexes_hdl(armcix_mutex_hdl_t hdl)
     MPI_Barrier(b->pub.grp.comm);
     arm_reg_free_internal(b->alloc);
     free(b->counts);
+    free(b->first);
+    free(b->held);
     free(b->pub.bases);
     free(b);
     return 0;
@@ -292,8 +306,18 @@ static int batch_mutex(const char *call, armcix_mutex_hdl_t hdl, int mutex, int 
     if (mutex < 0 || mutex >= b->counts[g])
         arm_fatal(call, "argument 'mutex' = %d is out of range: rank %d created %d mutexes",
                   mutex, proc, b->counts[g]);
-    return arm_op_mutex_at(call, b->pub.bases[g] + (size_t)mutex * sizeof(arm_shm_mutex_t),
-                           proc, action);
+    unsigned char *held = &b->held[b->first[g] + (size_t)mutex];
+    if (action != ARM_MUTEX_TRYLOCK)
+        arm_op_mutex_owned(call, held, mutex, proc, action == ARM_MUTEX_UNLOCK);
+    else if (*held)
+        return 0;   /* held by the caller: not acquired again */
+    int got = arm_op_mutex_at(call, b->pub.bases[g] + (size_t)mutex * sizeof(arm_shm_mutex_t),
+                              proc, action);
+    if (action == ARM_MUTEX_UNLOCK)
+        *held = 0;
+    else if (got)
+        *held = 1;
+    return got;
 }
 
 void ARMCIX_Lock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)

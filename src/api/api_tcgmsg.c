@@ -136,8 +136,9 @@ static void tcg_complete_oldest(void)
     tcg_complete(0);
 }
 
-/* Copies a Fortran-style op (length given, maybe unterminated) and checks
- * it against the ops TCGMSG defines for the type. */
+/* Reads a Fortran-style op (length given, maybe unterminated, blank
+ * padded), matches it as the armci_msg_*gop calls do (api_gop.c) and writes
+ * the canonical name of its operator into out. */
 static void tcg_op(const char *call, const char *op, int oplen, int integer, char out[8])
 {
     if (op == NULL)
@@ -145,15 +146,14 @@ static void tcg_op(const char *call, const char *op, int oplen, int integer, cha
     size_t len = oplen > 0 ? (size_t)oplen : strlen(op);
     while (len > 0 && op[len - 1] == ' ')
         len--;
-    static const char *const names[] = { "+", "*", "max", "min", "absmax", "absmin", "or", "and" };
-    size_t nnames = integer ? 8 : 6;
-    for (size_t i = 0; i < nnames; i++)
-        if (strlen(names[i]) == len && strncmp(op, names[i], len) == 0) {
-            memcpy(out, names[i], len + 1);
-            return;
-        }
-    arm_api_fatal(call, "argument 'op' (\"%.*s\") is not one of +, *, max, min, absmax, absmin%s",
-                  (int)(len > 16 ? 16 : len), op, integer ? ", or, and" : "");
+    char name[32];
+    if (len >= sizeof name)
+        len = sizeof name - 1;
+    memcpy(name, op, len);
+    name[len] = '\0';
+    arm_gop_t kind = arm_api_gop_parse(call, name);
+    arm_api_gop_check(call, name, kind, integer ? ARMCI_LONG : ARMCI_DOUBLE);
+    snprintf(out, 8, "%s", arm_api_gop_name(kind));
 }
 
 /* ---- start, stop, identity ---------------------------------------------- */

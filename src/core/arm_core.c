@@ -14,6 +14,7 @@ arm_core_t arm_core = { .world = MPI_COMM_NULL, .node_comm = MPI_COMM_NULL,
 
 _Noreturn void arm_core_abort(int code)
 {
+    arm_shm_guard_unlink_armed();   /* a segment in its naming window (decision 034) */
     int mpi_up = 0, mpi_down = 0;
     MPI_Initialized(&mpi_up);
     MPI_Finalized(&mpi_down);

@@ -113,6 +113,8 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
 arm_status_t arm_reg_free(MPI_Comm comm, void *ptr, const char *call);
 void arm_reg_free_internal(arm_alloc_t *a);
 void arm_reg_release_all(void);
+/* Why the last arm_reg_malloc of this process failed ("" when unknown). */
+const char *arm_reg_error(void);
 
 static inline arm_slice_t *arm_reg_lookup(int proc, uintptr_t addr, size_t len)
 {

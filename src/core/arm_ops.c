@@ -192,7 +192,54 @@ void arm_op_put_flag(const char *call, int *flag, int value, int proc)
                           memory_order_release);
 }
 
-/* ---- mutexes --------------------------------------------------------------- */
+/* ---- mutexes ---------------------------------------------------------------
+ * Which ARMCI mutexes this process holds: one byte per mutex of the job,
+ * rank r's first at held_first[r]. Lock sets it, Unlock checks and clears
+ * it; no system call and no message (decision 032). The flags live in the
+ * block of c->mutex_count, so whoever frees that (Destroy_mutexes or
+ * Finalize) frees them too. */
+static struct {
+    unsigned char *held;
+    size_t *held_first;
+} mutex_own;
+
+/* Replaces *counts (nproc ints) by one block holding the counts, then the
+ * first flag of each rank, then the flags. */
+static arm_status_t owner_init(int **counts, int nproc)
+{
+    size_t total = 0;
+    for (int r = 0; r < nproc; r++)
+        total += (size_t)(*counts)[r];
+    size_t counts_len = ((size_t)nproc * sizeof(int) + sizeof(size_t) - 1) / sizeof(size_t) *
+                        sizeof(size_t);
+    char *block = calloc(1, counts_len + (size_t)nproc * sizeof(size_t) + total + 1);
+    if (!block)
+        return ARM_ERR_NO_MEMORY;
+    memcpy(block, *counts, (size_t)nproc * sizeof(int));
+    free(*counts);
+    *counts = (int *)(void *)block;
+    mutex_own.held_first = (size_t *)(void *)(block + counts_len);
+    mutex_own.held = (unsigned char *)(mutex_own.held_first + nproc);
+    total = 0;
+    for (int r = 0; r < nproc; r++) {
+        mutex_own.held_first[r] = total;
+        total += (size_t)(*counts)[r];
+    }
+    return ARM_OK;
+}
+
+void arm_op_mutex_owned(const char *call, unsigned char *held, int mutex, int proc, int unlock)
+{
+    if (unlock && !*held)
+        arm_fatal(call, "argument 'mutex' = %d of rank %d is not held by the caller, rank %d "
+                  "(an Unlock without the Lock, or of another rank's lock)", mutex, proc,
+                  arm_core.me);
+    if (!unlock && *held)
+        arm_fatal(call, "argument 'mutex' = %d of rank %d is already held by the caller, rank "
+                  "%d (ARMCI mutexes are not recursive: this Lock would never return)", mutex,
+                  proc, arm_core.me);
+}
+
 arm_status_t arm_op_create_mutexes(const char *call, int count)
 {
     arm_core_t *c = &arm_core;
@@ -209,9 +256,10 @@ arm_status_t arm_op_create_mutexes(const char *call, int count)
     for (int r = 0; r < c->nproc; r++)
         members[r] = r;
     MPI_Allgather(&count, 1, MPI_INT, c->mutex_count, 1, MPI_INT, c->world);
-    arm_status_t st = arm_reg_malloc(c->world, c->nproc, members,
-                                     (size_t)count * sizeof(arm_shm_mutex_t), 1,
-                                     c->mutex_base, &c->mutex_alloc);
+    arm_status_t st = owner_init(&c->mutex_count, c->nproc);
+    if (st == ARM_OK)
+        st = arm_reg_malloc(c->world, c->nproc, members, (size_t)count * sizeof(arm_shm_mutex_t),
+                            1, c->mutex_base, &c->mutex_alloc);
     free(members);
     return st;
 }
@@ -226,6 +274,8 @@ void arm_op_destroy_mutexes(const char *call)
     MPI_Barrier(c->world);
     arm_reg_free_internal(c->mutex_alloc);
     c->mutex_alloc = NULL;
+    mutex_own.held = NULL;
+    mutex_own.held_first = NULL;
     free(c->mutex_count);
     free(c->mutex_base);
     c->mutex_count = NULL;
@@ -268,8 +318,11 @@ void arm_op_lock(const char *call, int mutex, int proc, int unlock)
     if (mutex < 0 || mutex >= c->mutex_count[proc])
         arm_fatal(call, "argument 'mutex' = %d is out of range: rank %d created %d mutexes",
                   mutex, proc, c->mutex_count[proc]);
+    unsigned char *held = &mutex_own.held[mutex_own.held_first[proc] + (size_t)mutex];
+    arm_op_mutex_owned(call, held, mutex, proc, unlock);
     arm_op_mutex_at(call, (arm_shm_mutex_t *)c->mutex_base[proc] + mutex, proc,
                     unlock ? ARM_MUTEX_UNLOCK : ARM_MUTEX_LOCK);
+    *held = !unlock;
 }
 
 /* ---- ordering -------------------------------------------------------------- */

@@ -33,6 +33,9 @@ void arm_op_lock(const char *call, int mutex, int proc, int unlock);
  * when held (or released), 0 when a trylock failed. */
 enum { ARM_MUTEX_LOCK = 0, ARM_MUTEX_UNLOCK = 1, ARM_MUTEX_TRYLOCK = 2 };
 int arm_op_mutex_at(const char *call, void *addr, int proc, int action);
+/* Stops an Unlock of a mutex the caller does not hold (*held == 0) and a
+ * Lock of one it holds already, naming the call, mutex, target and caller. */
+void arm_op_mutex_owned(const char *call, unsigned char *held, int mutex, int proc, int unlock);
 
 void arm_op_fence(int proc);
 void arm_op_fence_all(void);

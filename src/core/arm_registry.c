@@ -3,6 +3,7 @@
  * process indexes, per target rank, the slices of that target sorted by
  * address, so translating a remote address is a binary search (O(log
  * allocations)) with a last-hit cache in front. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +21,36 @@ typedef struct member_info {
     int32_t  world;
     int32_t  pad;
 } member_info_t;
+
+/* What the last failed arm_reg_malloc ran into, for the caller's message;
+ * and the bytes this process holds in ARMCI_Malloc memory, for
+ * ARMADA_SHM_LIMIT (internal allocations are not counted). */
+static struct {
+    char reason[256];
+    size_t user_bytes;
+} reg_state;
+
+const char *arm_reg_error(void) { return reg_state.reason; }
+
+/* ARMADA_SHM_LIMIT, checked on every member before anything is created:
+ * one member over the limit fails the allocation on all of them. The
+ * verdict rides on the reduction that agrees on the allocation id. */
+static int over_limit(MPI_Comm comm, size_t bytes, int internal, uint64_t *id)
+{
+    size_t limit = arm_config.shm_limit > 0 ? (size_t)arm_config.shm_limit : 0;
+    int over = !internal && limit && reg_state.user_bytes + bytes > limit;
+    uint64_t agree[2] = { *id, (uint64_t)over };
+    MPI_Allreduce(MPI_IN_PLACE, agree, 2, MPI_UINT64_T, MPI_MAX, comm);
+    *id = agree[0];
+    if (over)
+        snprintf(reg_state.reason, sizeof reg_state.reason, "ARMADA_SHM_LIMIT=%zu bytes "
+                 "allows rank %d no more: it holds %zu bytes and asks for %zu", limit,
+                 arm_core.me, reg_state.user_bytes, bytes);
+    else if (agree[1])
+        snprintf(reg_state.reason, sizeof reg_state.reason, "another member of the group is "
+                 "over its ARMADA_SHM_LIMIT=%zu bytes", limit);
+    return agree[1] != 0;
+}
 
 static arm_status_t index_insert(int proc, const arm_slice_t *sl)
 {
@@ -70,121 +101,111 @@ static void alloc_destroy(arm_alloc_t *a)
         index_remove(a->members[g], a);
     arm_remote_alloc_release(a);
     arm_core.shm_bytes -= a->seg.len;
+    if (!a->internal)
+        reg_state.user_bytes -= a->my_len;
     arm_shm_detach(&a->seg);
     alloc_unlink_list(a);
     free(a->members);
     free(a);
 }
 
-arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t bytes,
-                            int internal, void **ptr_arr, arm_alloc_t **out)
+/* The node's members of the group share one segment: the first creates and
+ * reserves it, the others map it, the node's server maps it, then the name
+ * goes (decision 001). Collective over ncomm. */
+static arm_status_t node_segment(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int creator_pid,
+                                 uint64_t id, size_t total, size_t bytes)
 {
     arm_core_t *c = &arm_core;
-    int grank;
-    MPI_Comm_rank(comm, &grank);
-
-    arm_alloc_t *a = calloc(1, sizeof *a);
-    member_info_t *info = calloc((size_t)gsize, sizeof *info);
-    if (!a || !info || !(a->members = malloc((size_t)gsize * sizeof(int)))) {
-        free(info);
-        if (a)
-            free(a->members);
-        free(a);
-        return ARM_ERR_NO_MEMORY;
+    char name[ARM_SHM_NAME_MAX];
+    arm_shm_make_name(name, sizeof name, c->job, creator_pid, (unsigned long)id);
+    /* Every member can remove the name if SIGINT or SIGTERM ends it inside
+     * the window: a member whose creator was killed is ended by the
+     * launcher with SIGTERM (decision 034). */
+    int guard = arm_shm_guard_arm(name);
+    /* made[0]: created; made[1]: bytes /dev/shm had free when it could not be */
+    long long made[2] = { 1, -1 };
+    if (nrank == 0) {
+        arm_status_t cst = arm_shm_create(name, total, &a->seg);
+        made[0] = cst == ARM_OK;
+        if (cst == ARM_ERR_NO_MEMORY)
+            made[1] = arm_shm_free_bytes() >= 0 ? arm_shm_free_bytes() : 0;
     }
-    memcpy(a->members, members, (size_t)gsize * sizeof(int));
-    a->gsize = gsize;
-    a->comm = comm;
-    a->internal = internal;
+    MPI_Bcast(made, 2, MPI_LONG_LONG, 0, ncomm);
+    int ok = (int)made[0];
+    if (!ok && made[1] >= 0)
+        snprintf(reg_state.reason, sizeof reg_state.reason, "/dev/shm has %lld bytes free; "
+                 "this node's segment needs %zu (%zu asked for by rank %d)", made[1], total,
+                 bytes, c->me);
+    if (ok && nrank != 0)
+        ok = arm_shm_attach(name, total, &a->seg) == ARM_OK;
+    /* The node's server maps it too, while it still has a name. */
+    if (ok && nrank == 0) {
+        a->seg_owner = 1;
+        ok = arm_remote_seg_register(a, name, total) == ARM_OK;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
+    /* Every member has mapped it (or failed): the name goes now, so no end
+     * of the job, normal or not, can leave it behind. Each member removes
+     * it (the later ones find it gone) before disarming, so no member stops
+     * guarding a name that still exists. */
+    arm_shm_unlink(name);
+    arm_shm_guard_disarm(guard);
+    if (!ok)
+        return made[1] >= 0 ? ARM_ERR_NO_MEMORY : ARM_ERR_SYSTEM;
+    c->shm_bytes += total;
+    return ARM_OK;
+}
 
-    uint64_t id = c->next_alloc_id;
-    MPI_Allreduce(MPI_IN_PLACE, &id, 1, MPI_UINT64_T, MPI_MAX, comm);
-    a->id = id;
-    c->next_alloc_id = id + 1;
-
-    /* The group's members on this node share one segment. */
+/* Lays out the slices of the group's members on this node (SLICE_ALIGN
+ * apart, the whole rounded to pages) and makes their shared segment.
+ * Collective over comm; *myoff is this member's slice offset. */
+static arm_status_t node_share(arm_alloc_t *a, MPI_Comm comm, size_t bytes, size_t *myoff)
+{
+    arm_core_t *c = &arm_core;
+    int grank, nrank, nsize;
     MPI_Comm ncomm;
-    int nrank, nsize;
+    MPI_Comm_rank(comm, &grank);
     MPI_Comm_split(comm, c->my_node, grank, &ncomm);
     MPI_Comm_rank(ncomm, &nrank);
     MPI_Comm_size(ncomm, &nsize);
     uint64_t *nlen = malloc((size_t)nsize * sizeof *nlen);
     int *npid = malloc((size_t)nsize * sizeof *npid);
-    if (!nlen || !npid) {
-        free(nlen);
-        free(npid);
-        MPI_Comm_free(&ncomm);
-        free(info);
-        free(a->members);
-        free(a);
-        return ARM_ERR_NO_MEMORY;
-    }
-    uint64_t mylen = bytes;
-    MPI_Allgather(&mylen, 1, MPI_UINT64_T, nlen, 1, MPI_UINT64_T, ncomm);
-    int mypid = (int)getpid();
-    MPI_Allgather(&mypid, 1, MPI_INT, npid, 1, MPI_INT, ncomm);
-    size_t total = 0, myoff = 0;
-    for (int i = 0; i < nsize; i++) {
-        if (i == nrank)
-            myoff = total;
-        total += (nlen[i] + SLICE_ALIGN - 1) / SLICE_ALIGN * SLICE_ALIGN;
-    }
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    total = (total + page - 1) / page * page;
-
-    arm_status_t st = ARM_OK;
-    if (total > 0) {
-        char name[ARM_SHM_NAME_MAX];
-        arm_shm_make_name(name, sizeof name, c->job, npid[0], (unsigned long)id);
-        int ok = 1;
-        if (nrank == 0)
-            ok = arm_shm_create(name, total, &a->seg) == ARM_OK;
-        MPI_Bcast(&ok, 1, MPI_INT, 0, ncomm);
-        if (ok && nrank != 0)
-            ok = arm_shm_attach(name, total, &a->seg) == ARM_OK;
-        /* The node's server maps it too, while it still has a name. */
-        if (ok && nrank == 0) {
-            a->seg_owner = 1;
-            ok = arm_remote_seg_register(a, name, total) == ARM_OK;
+    int have = nlen && npid, all_have = have;
+    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, ncomm);
+    arm_status_t st = ARM_ERR_NO_MEMORY;
+    if (all_have) {
+        uint64_t mylen = bytes;
+        MPI_Allgather(&mylen, 1, MPI_UINT64_T, nlen, 1, MPI_UINT64_T, ncomm);
+        int mypid = (int)getpid();
+        MPI_Allgather(&mypid, 1, MPI_INT, npid, 1, MPI_INT, ncomm);
+        size_t total = 0;
+        for (int i = 0; i < nsize; i++) {
+            if (i == nrank)
+                *myoff = total;
+            total += (nlen[i] + SLICE_ALIGN - 1) / SLICE_ALIGN * SLICE_ALIGN;
         }
-        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
-        /* Every member has mapped it (or failed): the name goes now, so no
-         * end of the job, normal or not, can leave it behind. */
-        if (nrank == 0)
-            arm_shm_unlink(name);
-        if (!ok)
-            st = ARM_ERR_SYSTEM;
-        else
-            c->shm_bytes += total;
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        total = (total + page - 1) / page * page;
+        st = total > 0 ? node_segment(a, ncomm, nrank, npid[0], a->id, total, bytes) : ARM_OK;
     }
     free(nlen);
     free(npid);
     MPI_Comm_free(&ncomm);
+    return st;
+}
 
-    int all_ok = st == ARM_OK;
-    MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    if (!all_ok) {
-        arm_shm_detach(&a->seg);
-        free(info);
-        free(a->members);
-        free(a);
-        return st != ARM_OK ? st : ARM_ERR_SYSTEM;
-    }
-
-    a->my_len = bytes;
-    a->my_base = bytes ? (char *)a->seg.base + myoff : NULL;
-    member_info_t mine = { (uint64_t)(uintptr_t)a->my_base, bytes, myoff, c->me, 0 };
+/* Tells every member where every slice is (info: room for gsize entries,
+ * freed here) and indexes them by target. */
+static arm_status_t alloc_index(arm_alloc_t *a, MPI_Comm comm, size_t myoff,
+                                member_info_t *info, void **ptr_arr)
+{
+    arm_core_t *c = &arm_core;
+    member_info_t mine = { (uint64_t)(uintptr_t)a->my_base, a->my_len, myoff, c->me, 0 };
     MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, info, (int)sizeof mine, MPI_BYTE, comm);
-
-    a->next = c->allocs;
-    if (c->allocs)
-        c->allocs->prev = a;
-    c->allocs = a;
-
     /* Where each node's segment sits in that node's server. */
     const uint64_t *node_base = NULL;
-    st = arm_remote_alloc_publish(a, &node_base);
-    for (int g = 0; g < gsize; g++) {
+    arm_status_t st = arm_remote_alloc_publish(a, &node_base);
+    for (int g = 0; g < a->gsize; g++) {
         int p = info[g].world;
         if (ptr_arr)
             ptr_arr[g] = (void *)(uintptr_t)info[g].base;
@@ -199,6 +220,60 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
             st = index_insert(p, &sl);
     }
     free(info);
+    return st;
+}
+
+arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t bytes,
+                            int internal, void **ptr_arr, arm_alloc_t **out)
+{
+    arm_core_t *c = &arm_core;
+    reg_state.reason[0] = '\0';
+    uint64_t id = c->next_alloc_id;
+    int over = over_limit(comm, bytes, internal, &id);
+    c->next_alloc_id = id + 1;
+    if (over)
+        return ARM_ERR_NO_MEMORY;
+
+    arm_alloc_t *a = calloc(1, sizeof *a);
+    member_info_t *info = calloc((size_t)gsize, sizeof *info);
+    int have = a && info && (a->members = malloc((size_t)gsize * sizeof(int))) != NULL;
+    arm_status_t st = have ? ARM_OK : ARM_ERR_NO_MEMORY;
+    size_t myoff = 0;
+    if (have) {
+        memcpy(a->members, members, (size_t)gsize * sizeof(int));
+        a->gsize = gsize;
+        a->comm = comm;
+        a->internal = internal;
+        a->id = id;
+    }
+    /* Members that could not even start still take part in the collectives. */
+    MPI_Allreduce(MPI_IN_PLACE, &have, 1, MPI_INT, MPI_MIN, comm);
+    if (have)
+        st = node_share(a, comm, bytes, &myoff);
+    int all_ok = have && st == ARM_OK;
+    MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        if (st == ARM_OK)
+            snprintf(reg_state.reason, sizeof reg_state.reason,
+                     "the allocation failed on another node of the group");
+        if (a) {
+            arm_shm_detach(&a->seg);
+            free(a->members);
+        }
+        free(a);
+        free(info);
+        return st != ARM_OK ? st : ARM_ERR_SYSTEM;
+    }
+
+    a->my_len = bytes;
+    if (!internal)
+        reg_state.user_bytes += bytes;   /* alloc_destroy takes it back */
+    a->my_base = bytes ? (char *)a->seg.base + myoff : NULL;
+    a->next = c->allocs;
+    if (c->allocs)
+        c->allocs->prev = a;
+    c->allocs = a;
+    st = alloc_index(a, comm, myoff, info, ptr_arr);
     if (st != ARM_OK) {
         alloc_destroy(a);
         return st;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 #include "util/arm_log.h"
@@ -67,9 +68,42 @@ static arm_status_t map_fd(int fd, const char *name, size_t len, arm_shm_seg_t *
     return ARM_OK;
 }
 
+long long arm_shm_free_bytes(void)
+{
+    struct statvfs vfs;
+    if (statvfs("/dev/shm", &vfs) != 0)
+        return -1;
+    return (long long)vfs.f_bavail * (long long)vfs.f_frsize;
+}
+
+/* Reserves every page of the segment now (decision 033), so that a node
+ * short of shared memory fails here, with a message, instead of with SIGBUS
+ * at the first touch of a page that is not there. */
+static arm_status_t reserve(int fd, const char *name, size_t len)
+{
+    int err;
+    do
+        err = posix_fallocate(fd, 0, (off_t)len);
+    while (err == EINTR);
+    if (err == 0)
+        return ARM_OK;
+    if (err == ENOSPC || err == ENOMEM)
+        return ARM_ERR_NO_MEMORY;
+    arm_log(ARM_LOG_ERROR, "shm", "reserving %zu bytes for %s failed: %s", len, name,
+            strerror(err));
+    return ARM_ERR_SYSTEM;
+}
+
 arm_status_t arm_shm_create(const char *name, size_t len, arm_shm_seg_t *out)
 {
+    /* Plainly too large: fail before creating anything. */
+    long long avail = arm_shm_free_bytes();
+    if (avail >= 0 && (unsigned long long)len > (unsigned long long)avail)
+        return ARM_ERR_NO_MEMORY;
+    if (!arm_shm_guard_create_begin())
+        return ARM_ERR_SYSTEM;   /* this process is ending on a signal */
     int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    arm_shm_guard_create_end();
     if (fd < 0) {
         if (errno == EEXIST)
             return ARM_ERR_EXISTS;   /* the caller decides whether that is an error */
@@ -83,6 +117,9 @@ arm_status_t arm_shm_create(const char *name, size_t len, arm_shm_seg_t *out)
         st = ARM_ERR_SYSTEM;
         goto unlink_name;
     }
+    st = reserve(fd, name, len);
+    if (st != ARM_OK)
+        goto unlink_name;
     st = map_fd(fd, name, len, out);
     if (st != ARM_OK)
         goto unlink_name;

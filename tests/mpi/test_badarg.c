@@ -1,16 +1,65 @@
 /* badarg (Armada only): one bad argument per invocation; Armada must stop
  * the job with "armada[rank R]: <CALL>: argument '<ARG>' ..." on stderr.
- * Modes: rank, stackaddr, negcount, levels, nullsrc. Reaching the end of a
+ * Modes: rank, stackaddr, negcount, levels, nullsrc, putv_null, getv_null,
+ * group_dup, puts_overlap, accs_overlap, acc_partial, accv_partial,
+ * preinit (a call before ARMCI_Init), unlock_other (a rank unlocks a
+ * mutex another rank holds), unlock_free (an Unlock with no Lock),
+ * unlock_hdl (the same through an ARMCIX mutex handle), relock (a Lock of
+ * a mutex the caller holds, which would never return). Reaching the end of a
  * mode means the bad call returned: that is reported and the exit is 3 (the
  * EXPECT_FAIL regex then does not match, so the test fails). */
 #include <armci.h>
+#include <armcix.h>
 #include "tst.h"
+
+/* Ranks 0 and 1 (and every rank for unlock_free) misuse a mutex of rank 0;
+ * the other ranks wait at the barrier until the job is ended. */
+static void mutex_misuse(const char *mode, int me, int np)
+{
+    int other = np > 1 ? 1 : 0;
+    if (strcmp(mode, "unlock_hdl") == 0) {
+        ARMCI_Group world;
+        ARMCI_Group_get_world(&world);
+        armcix_mutex_hdl_t h = ARMCIX_Create_mutexes_hdl(1, &world);
+        if (me == 0)
+            ARMCIX_Lock_hdl(h, 0, 0);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == other)
+            ARMCIX_Unlock_hdl(h, 0, 0);
+        MPI_Barrier(MPI_COMM_WORLD);   /* the others wait to be ended */
+        return;
+    }
+    ARMCI_Create_mutexes(2);
+    if (strcmp(mode, "unlock_other") == 0) {
+        if (me == 0)
+            ARMCI_Lock(1, 0);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == other)
+            ARMCI_Unlock(1, 0);
+    } else if (strcmp(mode, "relock") == 0) {
+        if (me == other) {
+            ARMCI_Lock(1, 0);
+            ARMCI_Lock(1, 0);
+        }
+    } else {
+        if (me == other)
+            ARMCI_Unlock(1, 0);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
 
 int main(int argc, char **argv)
 {
     int me, np;
     const char *mode = argc > 1 ? argv[1] : "rank";
+    setvbuf(stderr, NULL, _IONBF, 0);
     MPI_Init(&argc, &argv);
+    if (strcmp(mode, "preinit") == 0) {
+        char b[8];
+        ARMCI_Put(b, b, 8, 0);
+        fprintf(stderr, "badarg: the bad call of mode %s returned\n", mode);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
     ARMCI_Init();
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
@@ -20,6 +69,8 @@ int main(int argc, char **argv)
     memset(buf, 1, sizeof buf);
     int peer = (me + 1) % np;
     ARMCI_Barrier();
+    if (strncmp(mode, "unlock_", 7) == 0 || strcmp(mode, "relock") == 0)
+        mutex_misuse(mode, me, np);
     if (me == np - 1) {
         if (strcmp(mode, "rank") == 0) {
             ARMCI_Put(buf, base[peer], 16, np);
@@ -33,6 +84,35 @@ int main(int argc, char **argv)
             ARMCI_PutS(buf, st, base[peer], st, cnt, 8, peer);
         } else if (strcmp(mode, "nullsrc") == 0) {
             ARMCI_Put(NULL, base[peer], 16, peer);
+        } else if (strcmp(mode, "putv_null") == 0 || strcmp(mode, "getv_null") == 0) {
+            void *loc[2] = { buf, NULL }, *rem[2] = { base[peer], (char *)base[peer] + 64 };
+            armci_giov_t v = { loc, rem, 16, 2 };
+            if (mode[0] == 'p') {
+                ARMCI_PutV(&v, 1, peer);
+            } else {
+                armci_giov_t g = { rem, loc, 16, 2 };
+                ARMCI_GetV(&g, 1, peer);
+            }
+        } else if (strcmp(mode, "group_dup") == 0) {
+            int ids[2] = { 0, 0 };
+            ARMCI_Group g;
+            ARMCI_Group_create(2, ids, &g);
+        } else if (strcmp(mode, "puts_overlap") == 0 || strcmp(mode, "accs_overlap") == 0) {
+            /* rows of 64 bytes, 32 apart: each row overwrites half the last */
+            int cnt[2] = { 64, 4 }, sst[1] = { 64 }, dst[1] = { 32 };
+            double scale = 1.0;
+            if (mode[0] == 'p')
+                ARMCI_PutS(buf, sst, base[peer], dst, cnt, 1, peer);
+            else
+                ARMCI_AccS(ARMCI_ACC_DBL, &scale, buf, sst, base[peer], dst, cnt, 1, peer);
+        } else if (strcmp(mode, "acc_partial") == 0) {
+            double scale = 1.0;
+            ARMCI_Acc(ARMCI_ACC_DBL, &scale, buf, base[peer], 12, peer);
+        } else if (strcmp(mode, "accv_partial") == 0) {
+            int scale = 1;
+            void *loc[1] = { buf }, *rem[1] = { base[peer] };
+            armci_giov_t v = { loc, rem, 6, 1 };
+            ARMCI_AccV(ARMCI_ACC_INT, &scale, &v, 1, peer);
         } else {
             fprintf(stderr, "badarg: unknown mode %s\n", mode);
         }

@@ -67,7 +67,9 @@ int main(int argc, char **argv)
     base = malloc(sizeof(void *) * np);
     shadow = malloc(sizeof(void *) * np);
     tmp = malloc(REG);
-    unsigned char *src = malloc(REG), *dst = malloc(REG);
+    /* src holds one 4000-byte NbPut source per target at once (below). */
+    size_t src_len = 4000 * (size_t)np > (size_t)REG ? 4000 * (size_t)np : (size_t)REG;
+    unsigned char *src = malloc(src_len), *dst = malloc(REG);
     CHECK_EQ(ARMCI_Malloc(base, REG * np), 0, "ARMCI_Malloc");
     for (int t = 0; t < np; t++)
         shadow[t] = calloc(REG, 1);

@@ -30,12 +30,13 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
 
     /* layout: int ctr, int swp, long lctr, long lswp, int priv[np] */
-    struct cells { int ctr; int swp; long lctr; long lswp; int priv[64]; };
+    struct cells { int ctr; int swp; long lctr; long lswp; int priv[]; };
+    size_t cells_len = sizeof(struct cells) + (size_t)np * sizeof(int);
     void **base = malloc(sizeof(void *) * np);
-    CHECK_EQ(ARMCI_Malloc(base, sizeof(struct cells)), 0, "ARMCI_Malloc");
+    CHECK_EQ(ARMCI_Malloc(base, (int)cells_len), 0, "ARMCI_Malloc");
     struct cells *mine = base[me];
     ARMCI_Access_begin(mine);
-    memset(mine, 0, sizeof *mine);
+    memset(mine, 0, cells_len);
     mine->swp = -1;
     mine->lswp = -1;
     mine->lctr = 3L << 40;

@@ -96,6 +96,33 @@ static void local_strided(void)
     free(a); free(b); free(c); free(e);
 }
 
+/* Layouts the destination-overlap check (decision 031) must accept: rows
+ * that interleave without sharing a byte, and a source row read thrice. */
+static void legal_layouts(void **base, int me, int np)
+{
+    int t = (me + 1) % np;
+    unsigned char *dst = (unsigned char *)base[t] + REG * me, src[64], got[64], want[64];
+    for (int i = 0; i < 64; i++)
+        src[i] = (unsigned char)(i + 1 + me);
+    memset(want, 0, sizeof want);
+    ARMCI_Put(want, dst, 64, t);
+    /* rows of 8 at 0, 32, 8, 40: the level-2 stride is under the level-1 extent */
+    int cnt[3] = { 8, 2, 2 }, sst[2] = { 8, 16 }, dst_st[2] = { 32, 8 };
+    CHECK_EQ(ARMCI_PutS(src, sst, dst, dst_st, cnt, 2, t), 0, "PutS interleaved");
+    for (int i2 = 0; i2 < 2; i2++)
+        for (int i1 = 0; i1 < 2; i1++)
+            memcpy(want + 32 * i1 + 8 * i2, src + 8 * i1 + 16 * i2, 8);
+    ARMCI_Get(dst, got, 64, t);
+    CHECK(memcmp(got, want, 64) == 0, "interleaved rows landed where they belong");
+    /* one 16-byte source row (stride 0) into three destination rows */
+    int cnt2[2] = { 16, 3 }, zero[1] = { 0 }, d16[1] = { 16 };
+    CHECK_EQ(ARMCI_PutS(src, zero, dst, d16, cnt2, 1, t), 0, "PutS with source stride 0");
+    for (int k = 0; k < 3; k++)
+        memcpy(want + 16 * k, src, 16);
+    ARMCI_Get(dst, got, 64, t);
+    CHECK(memcmp(got, want, 64) == 0, "a source row read thrice");
+}
+
 int main(int argc, char **argv)
 {
     int me, np;
@@ -132,6 +159,10 @@ int main(int argc, char **argv)
     }
     ARMCI_Access_end(base[me]);
     TST_SAY("strided: owners' direct view equals the reference");
+
+    ARMCI_Barrier();   /* every owner has checked before the regions change */
+    legal_layouts(base, me, np);
+    TST_SAY("strided: interleaved destination rows and overlapping source rows are accepted");
 
     local_strided();
     TST_SAY("strided: armci_write_strided packs, armci_read_strided unpacks, levels 0..%d",

@@ -32,6 +32,9 @@ int main(int argc, char **argv)
     else if (strcmp(what, "float-or") == 0) {
         double d = 1;
         armci_msg_dgop(&d, 1, "or");
+    } else if (strcmp(what, "double-band") == 0) {
+        double d = 1;
+        armci_msg_dgop(&d, 1, "&");
     } else if (strcmp(what, "domain") == 0)
         armci_domain_nprocs(ARMCI_DOMAIN_SMP, armci_domain_count(ARMCI_DOMAIN_SMP));
     else if (strcmp(what, "tcg-op") == 0)

@@ -24,11 +24,13 @@ static void test_int_gops(void)
     armci_msg_igop(x, N, "+");
     for (int i = 0; i < N; i++) CHECK_EQ(x[i], (i + 1) * np * (np + 1) / 2, "igop +");
 
-    for (int i = 0; i < N; i++) x[i] = (me % 3) + 1 + i;
+    /* factors other than 1 on every fourth rank only: the product stays an
+     * int at any count up to 64 processes (it overflowed from 9 up) */
+    for (int i = 0; i < N; i++) x[i] = me % 4 == 0 ? 2 + i % 2 : 1;
     armci_msg_igop(x, N, "*");
     for (int i = 0; i < N; i++) {
         long long want = 1;
-        for (int r = 0; r < np; r++) want *= (r % 3) + 1 + i;
+        for (int r = 0; r < np; r++) want *= r % 4 == 0 ? 2 + i % 2 : 1;
         CHECK_EQ(x[i], want, "igop *");
     }
 
@@ -61,12 +63,13 @@ static void test_int_gops(void)
     }
 
     /* or/and: bit r set on rank r; and of all-ones with one bit cleared each. */
-    x[0] = 1 << me;
-    x[1] = ~(1 << me);
+    x[0] = 1 << (me % 30);
+    x[1] = ~(1 << (me % 30));
     armci_msg_igop(x, 1, "or");
     armci_msg_igop(x + 1, 1, "and");
-    CHECK_EQ(x[0], (1 << np) - 1, "igop or");
-    CHECK_EQ(x[1], ~((1 << np) - 1), "igop and");
+    int bits = np < 30 ? (1 << np) - 1 : (1 << 30) - 1;
+    CHECK_EQ(x[0], bits, "igop or");
+    CHECK_EQ(x[1], ~bits, "igop and");
 
     for (int i = 0; i < N; i++) l[i] = (long)(me + 1) * 10000000000L + i;
     armci_msg_lgop(l, N, "+");
@@ -82,10 +85,10 @@ static void test_int_gops(void)
     for (int i = 0; i < N; i++) ll[i] = (long long)(me + 1) << 33;
     armci_msg_llgop(ll, N, "max");
     for (int i = 0; i < N; i++) CHECK_EQ(ll[i], (long long)np << 33, "llgop max");
-    for (int i = 0; i < N; i++) ll[i] = me + 1;
+    for (int i = 0; i < N; i++) ll[i] = me < 20 ? me + 1 : 1;   /* 20! fits, 21! not */
     armci_msg_llgop(ll, N, "*");
     long long fact = 1;
-    for (int r = 1; r <= np; r++) fact *= r;
+    for (int r = 1; r <= np && r <= 20; r++) fact *= r;
     for (int i = 0; i < N; i++) CHECK_EQ(ll[i], fact, "llgop *");
 }
 
