@@ -82,15 +82,31 @@ int PARMCI_Init_args(int *argc, char ***argv)
     (void)argv;
     return init_on(MPI_COMM_WORLD, "ARMCI_Init_args");
 }
+/* The level granted is MPI's: the inter-node client serialises its threads
+ * exactly when MPI provides MPI_THREAD_MULTIPLE (core/remote_lock.c). A
+ * request above what MPI provides is refused, as ARMCI-MPI does, instead of
+ * being accepted and then broken by concurrent threads. */
+static int init_thread_on(MPI_Comm comm, int requested, const char *call)
+{
+    int st = init_on(comm, call);
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (requested < MPI_THREAD_SINGLE || requested > MPI_THREAD_MULTIPLE)
+        arm_api_fatal(call, "argument 'armci_requested' (%d) is not an MPI thread level "
+                      "(MPI_THREAD_SINGLE .. MPI_THREAD_MULTIPLE)", requested);
+    if (requested > provided)
+        arm_api_fatal(call, "argument 'armci_requested' (%d) is above the thread level "
+                      "MPI provides (%d): initialise MPI with MPI_Init_thread at that level",
+                      requested, provided);
+    return st;
+}
 int PARMCI_Init_thread(int armci_requested)
 {
-    (void)armci_requested;
-    return init_on(MPI_COMM_WORLD, "ARMCI_Init_thread");
+    return init_thread_on(MPI_COMM_WORLD, armci_requested, "ARMCI_Init_thread");
 }
 int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
 {
-    (void)armci_requested;
-    return init_on(comm, "ARMCI_Init_thread_comm");
+    return init_thread_on(comm, armci_requested, "ARMCI_Init_thread_comm");
 }
 int PARMCI_Initialized(void) { return arm_core.initialized; }
 

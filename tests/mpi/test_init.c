@@ -3,6 +3,7 @@
  *   basic  MPI_Init, ARMCI_Init, ARMCI_Initialized before/after, Finalize
  *   args   MPI_Init, ARMCI_Init_args
  *   thread MPI_Init_thread, ARMCI_Init_thread
+ *   thread_above  ARMCI_Init_thread above MPI's level: must stop with a message
  *   leak   an ARMCI_Malloc that is never freed before ARMCI_Finalize: the
  *          program must still exit 0 (Armada warns on stderr).
  *   wait   basic, then the last rank arrives at an ARMCI_Barrier 400 ms
@@ -73,6 +74,15 @@ int main(int argc, char **argv)
         int req = provided < MPI_THREAD_SERIALIZED ? provided : MPI_THREAD_SERIALIZED;
         rc = ARMCI_Init_thread(req);
         CHECK_EQ(rc, 0, "ARMCI_Init_thread return");
+    } else if (strcmp(mode, "thread_above") == 0) {
+        /* Asks ARMCI for more than MPI provides: must stop, naming it. */
+        int provided = -1;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
+        if (provided < MPI_THREAD_MULTIPLE)
+            rc = ARMCI_Init_thread(MPI_THREAD_MULTIPLE);
+        else
+            rc = ARMCI_Init_thread(MPI_THREAD_MULTIPLE + 7);
+        CHECK(0, "ARMCI_Init_thread above MPI's level returned %d", rc);
     } else {
         MPI_Init(&argc, &argv);
         CHECK_EQ(ARMCI_Initialized(), 0, "ARMCI_Initialized before init");
