@@ -522,6 +522,8 @@ def write_markdown(path, meta, rows, skips, checks, plots, impls):
     out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
     for config in meta["configs"]:
         for suite, op, size, unit, peer, factor, issue in TARGETS.get(config, _MEASURED):
+            if suite not in meta["suites"]:
+                continue  # a suite left out of this run has no row to report
             keys = [k for k in idx if k[0] == config and k[1] == suite and k[2] == op
                     and k[3] == size and k[4] == unit]
             extra = keys[0][5] if keys else ""
