@@ -25,8 +25,9 @@
       "Over a stream transport (TCP), servers send get replies up to this size eagerly " \
       "(decision 012); 0: the transport's own choice.") \
     X(yield_us, "YIELD_US", INT, "100", NULL, TRANSPORT, \
-      "A process waiting for a remote operation, after its polls, yields the CPU for up " \
-      "to this many microseconds before it sleeps (0: sleeps at once).") \
+      "A process waiting for a remote operation or in ARMCI_Barrier, after its polls, " \
+      "yields the CPU for up to this many microseconds before it sleeps (0: sleeps at " \
+      "once).") \
     X(client_poll_yield, "CLIENT_POLL_YIELD", INT, "16", NULL, TRANSPORT, \
       "Over a stream transport (TCP), a waiting client yields the CPU once every this " \
       "many empty polls while it polls (decision 016); 0: never.") \
