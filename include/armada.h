@@ -44,6 +44,16 @@ typedef struct armada_stats {
     uint64_t endpoints;              /* transport endpoints this process opened */
     uint64_t handles_in_use;         /* non-blocking get requests to other
                                         nodes still in flight               */
+    /* This process's server under the virtual topology (ARMADA_TOPOLOGY);
+     * final after ARMCI_Finalize (ARMADA_STATS=1 prints them). */
+    uint64_t server_clients;         /* processes it keeps slots for         */
+    uint64_t server_edges_in;        /* neighbour servers it keeps slots for */
+    uint64_t server_edges_out;       /* neighbour servers it forwarded to    */
+    uint64_t server_fwd_requests;    /* requests it sent on                  */
+    uint64_t server_fwd_messages;    /* messages those travelled in          */
+    uint64_t server_fwd_combined;    /* fetch-and-adds it folded into others */
+    uint64_t server_fwd_in_requests; /* requests that reached it forwarded   */
+    uint64_t server_fwd_in_messages; /* messages those arrived in            */
 } armada_stats_t;
 
 /* Copies this process's counters into *out. Returns 0, or -1 when ARMCI is

@@ -126,12 +126,24 @@ static void print_stats(const arm_core_t *c)
                               paths[p], (unsigned long long)c->stats.ops[o][p],
                               (unsigned long long)c->stats.bytes[o][p]);
     if (n < (int)sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n,
+                      " shm_mapped=%lluB server_buffers=%lluB server_requests=%llu endpoints=%llu",
+                      (unsigned long long)c->shm_bytes,
+                      (unsigned long long)c->stats.server_buffer_bytes,
+                      (unsigned long long)c->stats.server_requests,
+                      (unsigned long long)c->stats.endpoints);
+    const armada_stats_t *t = &c->stats;
+    if (n < (int)sizeof line && t->server_clients)
         snprintf(line + n, sizeof line - (size_t)n,
-                 " shm_mapped=%lluB server_buffers=%lluB server_requests=%llu endpoints=%llu",
-                 (unsigned long long)c->shm_bytes,
-                 (unsigned long long)c->stats.server_buffer_bytes,
-                 (unsigned long long)c->stats.server_requests,
-                 (unsigned long long)c->stats.endpoints);
+                 " server_clients=%llu edges_in=%llu edges_out=%llu fwd_requests=%llu "
+                 "fwd_messages=%llu fwd_combined=%llu fwd_in_requests=%llu fwd_in_messages=%llu",
+                 (unsigned long long)t->server_clients, (unsigned long long)t->server_edges_in,
+                 (unsigned long long)t->server_edges_out,
+                 (unsigned long long)t->server_fwd_requests,
+                 (unsigned long long)t->server_fwd_messages,
+                 (unsigned long long)t->server_fwd_combined,
+                 (unsigned long long)t->server_fwd_in_requests,
+                 (unsigned long long)t->server_fwd_in_messages);
     fprintf(stderr, "%s\n", line);
 }
 

@@ -65,11 +65,15 @@ static arm_path_t write_path(arm_path_family_t fam, size_t n, unsigned caps,
     if (fam == ARM_FAM_PUT) {
         if (n <= s->copy_put_max)
             return path(ARM_PROTO_COPY, 0);
+        if (n > s->slot_size && (caps & ARM_PATH_CAP_FORWARDED))
+            return path(ARM_PROTO_SEG, 0);
         return path(ARM_PROTO_WHOLE, n <= s->slot_size ? 0
                     : n <= s->eager_write_max ? ARM_PATH_AM_EAGER : ARM_PATH_AM_RNDV);
     }
     if (n <= s->slot_size)
         return path(ARM_PROTO_COPY, 0);
+    if (caps & ARM_PATH_CAP_FORWARDED)
+        return path(ARM_PROTO_SEG, 0);
     if (n <= s->eager_write_max && (caps & ARM_PATH_CAP_STREAM) &&
         !(caps & ARM_PATH_CAP_RMA_NATIVE))
         return path(ARM_PROTO_WHOLE, ARM_PATH_AM_EAGER);
@@ -91,7 +95,8 @@ arm_path_t arm_path_choose(arm_path_family_t fam, size_t n, unsigned caps, int s
         return write_path(fam, n, caps, s);
     case ARM_FAM_RMW:
         if (s->amo_mode == ARM_PATH_FORCE_RMA ||
-            (s->amo_mode == ARM_PATH_AUTO && !srv_dirty && !(caps & ARM_PATH_CAP_AMO_NATIVE)))
+            (s->amo_mode == ARM_PATH_AUTO && !srv_dirty && !(caps & ARM_PATH_CAP_AMO_NATIVE) &&
+             !(caps & ARM_PATH_CAP_FORWARDED)))
             return path(ARM_PROTO_RMA, 0);
         return path(ARM_PROTO_SERVER, 0);
     case ARM_FAM_STRIDED:

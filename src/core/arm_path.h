@@ -34,9 +34,14 @@ enum {
     ARM_PATH_CAP_RMA_NATIVE = 1u << 0,  /* put/get without the target's CPU  */
     ARM_PATH_CAP_AMO_NATIVE = 1u << 1,  /* atomics without the target's CPU  */
     ARM_PATH_CAP_RMA_ZCOPY  = 1u << 2,  /* large put/get copy zero-copy      */
-    ARM_PATH_CAP_STREAM     = 1u << 3   /* a byte stream (TCP) carries the
+    ARM_PATH_CAP_STREAM     = 1u << 3,  /* a byte stream (TCP) carries the
                                            messages: eager replies pay, each
                                            poll is a system call          */
+    ARM_PATH_CAP_FORWARDED  = 1u << 8   /* not a neighbour in the virtual
+                                           topology: server requests are
+                                           forwarded, one slot at most each,
+                                           and atomics go through the servers
+                                           (where they combine)           */
 };
 
 /* Values of ARMADA_RMA_PATH and ARMADA_AMO_PATH (their choices in order). */

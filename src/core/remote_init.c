@@ -44,8 +44,9 @@ static arm_status_t alloc_state(const arm_core_t *c)
     arm_rc.dirty_list = calloc(nn, sizeof *arm_rc.dirty_list);
     arm_rc.node_caps = calloc(nn, sizeof *arm_rc.node_caps);
     arm_rc.fencing = calloc(nn, sizeof *arm_rc.fencing);
+    arm_rc.hop = calloc(nn, sizeof *arm_rc.hop);
     if (!arm_rc.credits || !arm_rc.srv_dirty || !arm_rc.rma_dirty || !arm_rc.dirty_list ||
-        !arm_rc.node_caps || !arm_rc.fencing)
+        !arm_rc.node_caps || !arm_rc.fencing || !arm_rc.hop)
         return ARM_ERR_NO_MEMORY;
     int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
     for (int n = 0; n < c->nnodes; n++)
@@ -65,6 +66,26 @@ static arm_status_t alloc_state(const arm_core_t *c)
     if (arm_rc.inject && !(arm_rc.inject_buf = calloc(2, arm_rc.slot_size)))
         return ARM_ERR_NO_MEMORY;
     return ARM_OK;
+}
+
+/* The virtual topology (ARMADA_TOPOLOGY): where each node's requests go
+ * first. */
+static void topo_setup(const arm_core_t *c)
+{
+    char why[160], name[16];
+    const char *dims = arm_config_text("TOPOLOGY_DIMS");
+    arm_topo_kind_t kind = (arm_topo_kind_t)arm_config.topology;
+    if (arm_topo_init(&arm_rc.topo, kind, c->nnodes, dims, why, sizeof why) != ARM_OK)
+        arm_fatal("ARMCI_Init", "settings ARMADA_TOPOLOGY=%s ARMADA_TOPOLOGY_DIMS='%s' cannot "
+                  "shape %d nodes: %s", arm_config_value("TOPOLOGY", name, sizeof name), dims,
+                  c->nnodes, why);
+    if (arm_config.edge_slots < 1)
+        arm_fatal("ARMCI_Init", "setting ARMADA_EDGE_SLOTS=%ld must be at least 1",
+                  arm_config.edge_slots);
+    arm_rc.topo_on = kind != ARM_TOPO_FCG;
+    for (int n = 0; n < c->nnodes; n++)
+        arm_rc.hop[n] = !arm_rc.topo_on || n == c->my_node
+            ? n : arm_topo_next_hop(&arm_rc.topo, c->my_node, n);
 }
 
 /* The settings of the inter-node path that core's start (arm_core.c)
@@ -126,7 +147,9 @@ static arm_status_t start_server(arm_core_t *c, int server_yield_after)
     int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
     arm_server_params_t sp = { arm_rc.net, c->nproc, c->my_node, locks, slots,
                                arm_rc.slot_size, (int)arm_config.progress,
-                               (int)arm_config.poll_spins, server_yield_after, reply_eager };
+                               (int)arm_config.poll_spins, server_yield_after, reply_eager,
+                               arm_rc.topo_on ? &arm_rc.topo : NULL, c->node_of,
+                               (int)arm_config.edge_slots, (int)arm_config.combine };
     arm_status_t st = arm_server_start(&sp, &arm_rc.server);
     if (st != ARM_OK)
         return st;
@@ -202,6 +225,7 @@ arm_status_t arm_remote_init(arm_core_t *c)
     arm_path_settings_init(&arm_rc.ps, arm_rc.slot_size, sizeof(arm_srv_batch_ent_t));
     if ((st = alloc_state(c)) != ARM_OK)
         return st;
+    topo_setup(c);
     st = arm_net_am_set_handler(arm_rc.w, ARM_SRV_AM_REP, arm_rem_on_reply, NULL);
     if (st != ARM_OK)
         return st;
@@ -241,7 +265,19 @@ void arm_remote_finalize(arm_core_t *c)
         arm_server_stop(arm_rc.server);
         arm_server_get_stats(arm_rc.server, &ss);
         c->stats.server_requests = ss.requests;
+        c->stats.server_buffer_bytes = ss.buffer_bytes;
+        c->stats.server_clients = ss.clients;
+        c->stats.server_edges_in = ss.edges_in;
+        c->stats.server_edges_out = ss.edges_out;
+        c->stats.server_fwd_requests = ss.fwd_requests;
+        c->stats.server_fwd_messages = ss.fwd_messages;
+        c->stats.server_fwd_combined = ss.fwd_combined;
+        c->stats.server_fwd_in_requests = ss.fwd_in_requests;
+        c->stats.server_fwd_in_messages = ss.fwd_in_messages;
     }
+    arm_net_stats_t ns;
+    arm_net_get_stats(arm_rc.net, &ns);
+    c->stats.endpoints = ns.eps_to_server + ns.eps_to_client + ns.eps_srv_to_srv;
     arm_rc.active = 0;
     arm_net_finalize(arm_rc.net);
     arm_server_free(arm_rc.server);
@@ -253,6 +289,7 @@ void arm_remote_finalize(arm_core_t *c)
         free(arm_rc.ops[i].lptr);
     }
     free(arm_rc.credits);
+    free(arm_rc.hop);
     free(arm_rc.srv_dirty);
     free(arm_rc.node_caps);
     free(arm_rc.fencing);

@@ -25,7 +25,7 @@ static void send_raw(const char *call, rop_t *model, int kind, int want_reply)
         arm_rc.noreply[(op->req.req_id & ~ARM_SRV_REQ_NOREPLY) % NOREPLY_RING].arg =
             arm_rem_arg_name(model->req.op);
     arm_net_comp_init(&op->send, arm_rem_send_done, op);
-    arm_net_am_send(arm_net_server_ep(arm_rc.net, op->node), ARM_SRV_AM_REQ, &op->req,
+    arm_net_am_send(arm_net_server_ep(arm_rc.net, arm_rc.hop[op->node]), ARM_SRV_AM_REQ, &op->req,
                     sizeof op->req, NULL, 0, 0, &op->send);
     if (!want_reply) {
         op->busy = 2;

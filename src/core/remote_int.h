@@ -13,6 +13,7 @@
 #include "net/arm_net.h"
 #include "server/arm_server.h"
 #include "server/arm_srv_proto.h"
+#include "topo/arm_topo.h"
 #include "util/arm_acc.h"
 #include "util/arm_config.h"
 #include "util/arm_log.h"
@@ -72,7 +73,12 @@ typedef struct arm_remote_ctx {
     size_t slot_size;
     int spins;
     int depth;                  /* chunks of one transfer in flight (<= OP_POOL / 2) */
-    int *credits;               /* node -> credits held                     */
+    int *credits;               /* node -> credits held at its server       */
+    int *hop;                   /* node -> the node whose server a request to
+                                   it goes to: the first hop of its route in
+                                   the virtual topology (itself in FCG)     */
+    arm_topo_t topo;
+    int topo_on;                /* a topology other than FCG               */
     unsigned char *srv_dirty;   /* node -> writes sent since the last fence */
     unsigned char *rma_dirty;   /* node -> RMA writes not flushed           */
     int *dirty_list, ndirty;
@@ -140,7 +146,8 @@ static inline unsigned arm_rem_caps(int node)
 {
     unsigned c = arm_rc.node_caps[node];
     if (!(c & CAPS_KNOWN))
-        c = arm_rc.node_caps[node] = arm_net_node_caps(arm_rc.net, node) | CAPS_KNOWN;
+        c = arm_rc.node_caps[node] = arm_net_node_caps(arm_rc.net, node) | CAPS_KNOWN |
+            (arm_rc.hop[node] != node ? (unsigned)ARM_PATH_CAP_FORWARDED : 0u);
     return c;
 }
 

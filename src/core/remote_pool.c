@@ -124,10 +124,11 @@ int arm_rem_op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_
                (kind == ARM_SRV_GET || kind == ARM_SRV_RMW || kind == ARM_SRV_FENCE ||
                 kind == ARM_SRV_LOCK || kind == ARM_SRV_TRYLOCK);
     op->call = call;
+    int hop = arm_rc.hop[op->node];
     if (sync)
         op->req.op |= ARM_SRV_SYNC;
     else
-        arm_rem_take_credit(call, op->node, op->req.target);
+        arm_rem_take_credit(call, hop, op->req.target);
     op->want_reply = want_reply;
     for (size_t i = 0; i < iovcnt; i++)
         op->iov[i] = iov[i];
@@ -135,9 +136,9 @@ int arm_rem_op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_
     size_t hdr_len = sizeof op->req;
     if (arm_rc.inject)
         arm_rem_inject(call, op, op->iov, &iovcnt, &hdr_len);
-    arm_net_ep_t *ep = arm_net_server_ep(arm_rc.net, op->node);
+    arm_net_ep_t *ep = arm_net_server_ep(arm_rc.net, hop);
     if (!ep)
-        arm_fatal(call, "no connection to the server of node %d", op->node);
+        arm_fatal(call, "no connection to the server of node %d", hop);
     arm_net_comp_init(&op->send, arm_rem_send_done, op);
     /* One buffer goes as a contiguous send (UCX's short and copy protocols);
      * only a table plus data needs the gather of an iov. */

@@ -157,7 +157,10 @@ arm_status_t arm_net_comp_wait(arm_net_worker_t *w, arm_net_comp_t *c, int spin,
 
 typedef enum arm_net_ep_kind {
     ARM_NET_EP_TO_SERVER = 0,    /* client worker -> server of node `peer`    */
-    ARM_NET_EP_TO_CLIENT = 1     /* server worker -> client worker of rank `peer` */
+    ARM_NET_EP_TO_CLIENT = 1,    /* server worker -> client worker of rank `peer` */
+    ARM_NET_EP_SRV_TO_SRV = 2    /* server worker -> server of node `peer` (a
+                                    neighbour in the virtual topology: made
+                                    on first use, for forwarding)            */
 } arm_net_ep_kind_t;
 
 /* The one place endpoints are made. Returns the existing endpoint if there is
@@ -169,6 +172,7 @@ arm_status_t arm_net_ep_connect(arm_net_t *net, arm_net_ep_kind_t kind, int peer
 /* Lookup, connecting on first use; NULL on error (logged). */
 arm_net_ep_t *arm_net_server_ep(arm_net_t *net, int node);
 arm_net_ep_t *arm_net_client_ep(arm_net_t *net, int rank);
+arm_net_ep_t *arm_net_peer_server_ep(arm_net_t *net, int node);
 
 /* Flush: every RMA/atomic issued before on ep (or on every endpoint of w)
  * is complete at the target when this completes. */
@@ -219,6 +223,7 @@ void arm_net_ep_print(arm_net_ep_t *ep, FILE *f);
 typedef struct arm_net_stats {
     uint64_t eps_to_server;      /* endpoints opened, by kind */
     uint64_t eps_to_client;
+    uint64_t eps_srv_to_srv;
     double   connect_time_s;     /* time spent in ucp_ep_create */
     uint64_t puts, gets, amos, flushes;
     uint64_t am_sent, am_recv;

@@ -283,6 +283,11 @@ static void init_endpoint_slots(arm_net_t *net)
         net->to_client[r].kind = ARM_NET_EP_TO_CLIENT;
         net->to_client[r].peer = r;
     }
+    for (int n = 0; n < net->nnodes; n++) {
+        net->srv_to_srv[n].worker = net->server;
+        net->srv_to_srv[n].kind = ARM_NET_EP_SRV_TO_SRV;
+        net->srv_to_srv[n].peer = n;
+    }
 }
 
 arm_status_t arm_net_init(const arm_net_params_t *p, arm_net_t **net_p)
@@ -310,7 +315,9 @@ arm_status_t arm_net_init(const arm_net_params_t *p, arm_net_t **net_p)
     net->leader_of_node = malloc(sizeof(int) * (size_t)p->nnodes);
     net->to_server = calloc((size_t)p->nnodes, sizeof *net->to_server);
     net->to_client = calloc((size_t)p->nproc, sizeof *net->to_client);
-    if (!net->node_of || !net->leader_of_node || !net->to_server || !net->to_client) {
+    net->srv_to_srv = calloc((size_t)p->nnodes, sizeof *net->srv_to_srv);
+    if (!net->node_of || !net->leader_of_node || !net->to_server || !net->to_client ||
+        !net->srv_to_srv) {
         ret = ARM_ERR_NO_MEMORY;
         goto err_free;
     }
@@ -356,6 +363,7 @@ err_ctx:
 err_free:
     free(net->to_client);
     free(net->to_server);
+    free(net->srv_to_srv);
     free(net->leader_of_node);
     free(net->node_of);
     free(net);
@@ -416,6 +424,7 @@ arm_status_t arm_net_finalize(arm_net_t *net)
     free(net->addrs);
     free(net->to_client);
     free(net->to_server);
+    free(net->srv_to_srv);
     free(net->leader_of_node);
     free(net->node_of);
     free(net);
@@ -527,6 +536,7 @@ static void stats_add(arm_net_stats_t *s, const arm_net_stats_t *a)
 {
     s->eps_to_server += a->eps_to_server;
     s->eps_to_client += a->eps_to_client;
+    s->eps_srv_to_srv += a->eps_srv_to_srv;
     s->connect_time_s += a->connect_time_s;
     s->puts += a->puts;
     s->gets += a->gets;

@@ -33,6 +33,11 @@ arm_status_t arm_net_ep_connect(arm_net_t *net, arm_net_ep_kind_t kind, int peer
             goto bad_peer;
         ep = &net->to_server[peer];
         addr = peer_address(net, net->leader_of_node[peer], 1);
+    } else if (kind == ARM_NET_EP_SRV_TO_SRV) {
+        if (peer < 0 || peer >= net->nnodes || peer == net->my_node || net->server == NULL)
+            goto bad_peer;
+        ep = &net->srv_to_srv[peer];
+        addr = peer_address(net, net->leader_of_node[peer], 1);
     } else {
         if (peer < 0 || peer >= net->nproc || net->server == NULL)
             goto bad_peer;
@@ -56,7 +61,7 @@ arm_status_t arm_net_ep_connect(arm_net_t *net, arm_net_ep_kind_t kind, int peer
     if (st != UCS_OK) {
         ep->h = NULL;
         arm_log(ARM_LOG_ERROR, ARM_NET_SUBSYS, "endpoint to %s %d: %s",
-                kind == ARM_NET_EP_TO_SERVER ? "server of node" : "client", peer,
+                kind == ARM_NET_EP_TO_CLIENT ? "client" : "server of node", peer,
                 ucs_status_string(st));
         return arm_net_status_from_ucs(st);
     }
@@ -66,6 +71,8 @@ arm_status_t arm_net_ep_connect(arm_net_t *net, arm_net_ep_kind_t kind, int peer
         unsigned caps;
         ep->worker->stats.eps_to_server++;
         arm_net_ep_caps(ep, &caps, NULL, 0);
+    } else if (kind == ARM_NET_EP_SRV_TO_SRV) {
+        ep->worker->stats.eps_srv_to_srv++;
     } else {
         ep->worker->stats.eps_to_client++;
     }
@@ -74,7 +81,8 @@ arm_status_t arm_net_ep_connect(arm_net_t *net, arm_net_ep_kind_t kind, int peer
 
 bad_peer:
     arm_log(ARM_LOG_ERROR, ARM_NET_SUBSYS, "arm_net_ep_connect: no %s endpoint for peer %d",
-            kind == ARM_NET_EP_TO_SERVER ? "to-server" : "to-client", peer);
+            kind == ARM_NET_EP_TO_SERVER ? "to-server"
+            : kind == ARM_NET_EP_SRV_TO_SRV ? "server-to-server" : "to-client", peer);
     return ARM_ERR_INVALID_ARG;
 }
 
@@ -116,6 +124,14 @@ arm_net_ep_t *arm_net_client_ep(arm_net_t *net, int rank)
     if (rank >= 0 && rank < net->nproc && net->to_client[rank].h)
         return &net->to_client[rank];
     return arm_net_ep_connect(net, ARM_NET_EP_TO_CLIENT, rank, &ep) == ARM_OK ? ep : NULL;
+}
+
+arm_net_ep_t *arm_net_peer_server_ep(arm_net_t *net, int node)
+{
+    arm_net_ep_t *ep;
+    if (node >= 0 && node < net->nnodes && net->srv_to_srv[node].h)
+        return &net->srv_to_srv[node];
+    return arm_net_ep_connect(net, ARM_NET_EP_SRV_TO_SRV, node, &ep) == ARM_OK ? ep : NULL;
 }
 
 static void fill_cb_param(ucp_request_param_t *rp, arm_net_comp_t *comp)
@@ -163,7 +179,7 @@ static void close_one(arm_net_ep_t *ep, void **reqs, int *nreq)
 
 void arm_net_ep_close_all(arm_net_t *net)
 {
-    int max = net->nnodes + net->nproc, nreq = 0, left;
+    int max = 2 * net->nnodes + net->nproc, nreq = 0, left;
     void **reqs = calloc((size_t)max, sizeof *reqs);
     double deadline = arm_time_now() + 1e-3 * net->finalize_timeout_ms;
 
@@ -173,6 +189,8 @@ void arm_net_ep_close_all(arm_net_t *net)
         close_one(&net->to_server[n], reqs, &nreq);
     for (int r = 0; r < net->nproc; r++)
         close_one(&net->to_client[r], reqs, &nreq);
+    for (int n = 0; n < net->nnodes; n++)
+        close_one(&net->srv_to_srv[n], reqs, &nreq);
 
     /* Progress both workers until every close request is done, bounded. */
     for (left = nreq; left > 0;) {

@@ -36,7 +36,7 @@ struct arm_net_ep {
     ucp_ep_h          h;             /* NULL: not connected */
     arm_net_worker_t *worker;
     int               kind;
-    int               peer;          /* node (TO_SERVER) or rank (TO_CLIENT) */
+    int               peer;          /* node (TO_SERVER, SRV_TO_SRV) or rank */
     int               caps_known;
     unsigned          caps;
 };
@@ -83,6 +83,7 @@ struct arm_net {
 
     arm_net_ep_t *to_server;         /* [nnodes], on the client worker */
     arm_net_ep_t *to_client;         /* [nproc], on the server worker  */
+    arm_net_ep_t *srv_to_srv;        /* [nnodes], on the server worker */
 
     arm_net_link_t regs;             /* live registrations */
     arm_net_link_t rkeys;            /* live unpacked rkeys */

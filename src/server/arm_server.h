@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include "net/arm_net.h"
 #include "shm/arm_shm_sync.h"
+#include "topo/arm_topo.h"
 #include "util/arm_status.h"
 
 typedef struct arm_server arm_server_t;
@@ -39,6 +40,15 @@ typedef struct arm_server_params {
                                      between polls                             */
     size_t reply_eager_max;       /* replies with up to this many data bytes go
                                      eagerly (0: UCX's threshold decides)      */
+    /* The virtual topology (NULL: every node reaches every other directly,
+     * each server keeps slots for every process). With one, a server keeps
+     * slots for the processes of its own and its neighbour nodes, and
+     * edge_slots slots of one forwarded message each for every neighbour
+     * server that forwards to it; requests for other nodes are sent on. */
+    const arm_topo_t *topo;
+    const int *node_of;           /* [nproc] node of each rank                 */
+    int edge_slots;
+    int combine;                  /* combine fetch-and-adds on the way         */
 } arm_server_params_t;
 
 typedef struct arm_server_stats {
@@ -48,6 +58,15 @@ typedef struct arm_server_stats {
     uint64_t refused;             /* requests answered with a refusal          */
     uint64_t refusals_lost;       /* refusals not sent: no valid source rank, or
                                      that client's last refusal still in flight */
+    uint64_t clients;             /* processes with slots here                 */
+    uint64_t edges_in;            /* neighbour servers with slots here         */
+    uint64_t edges_out;           /* neighbour servers forwarded to (so far)   */
+    uint64_t fwd_requests;        /* requests sent on toward their target      */
+    uint64_t fwd_messages;        /* messages those travelled in               */
+    uint64_t fwd_combined;        /* fetch-and-adds folded into another        */
+    uint64_t fwd_in_requests;     /* requests that arrived from a server       */
+    uint64_t fwd_in_messages;     /* messages those arrived in                 */
+    uint64_t credit_waits;        /* times a forward waited for an edge credit */
 } arm_server_stats_t;
 
 /* Starts the server thread on the net layer's server worker. */

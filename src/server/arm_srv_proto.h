@@ -17,7 +17,9 @@
 
 #include <stdint.h>
 
-enum { ARM_SRV_AM_REQ = 1, ARM_SRV_AM_REP = 2 };
+/* REQ: client -> server; REP: server -> client; FWD and CREDIT: server ->
+ * server, along the edges of the virtual topology (src/topo). */
+enum { ARM_SRV_AM_REQ = 1, ARM_SRV_AM_REP = 2, ARM_SRV_AM_FWD = 3, ARM_SRV_AM_CREDIT = 4 };
 
 typedef enum arm_srv_op {
     ARM_SRV_PUT = 1,      /* data -> raddr                                   */
@@ -96,6 +98,42 @@ typedef struct arm_srv_rep {
     int32_t  node;        /* the replying server's node (credits are per node) */
 } arm_srv_rep_t;
 
+/* Forwarding (hicoo 3.1): a server whose client's request targets a node
+ * that is not this one sends it on to the next node of the route, in an
+ * ARM_SRV_AM_FWD message: this header, then `nreq` entries, each an
+ * arm_srv_fwd_ent_t followed by its dlen data bytes padded to 8. Several
+ * requests for the same next node travel in one message (aggregation); the
+ * message occupies one slot of the edge at the receiver, which gives the
+ * slot back in an ARM_SRV_AM_CREDIT message once every entry is served or
+ * sent on. The target replies straight to each request's origin.
+ *
+ * Combining: an entry with ncomb > 0 is a fetch-and-add whose operand is the
+ * sum of ncomb origins' operands; its data is ncomb arm_srv_comb_t in the
+ * order they were combined. The target adds the sum once and replies to
+ * each origin with the old value plus the operands before its own. */
+typedef struct arm_srv_fwd_hdr {
+    int32_t  from_node;   /* the sending server's node                       */
+    uint32_t nreq;        /* entries                                         */
+    uint32_t bytes;       /* payload bytes                                   */
+    uint32_t credits;     /* CREDIT: edge slots given back to from_node      */
+} arm_srv_fwd_hdr_t;
+
+typedef struct arm_srv_fwd_ent {
+    arm_srv_req_t req;
+    uint32_t dlen;        /* data bytes following                            */
+    uint32_t ncomb;       /* combined fetch-and-adds (0: a plain request)    */
+} arm_srv_fwd_ent_t;
+
+typedef struct arm_srv_comb {
+    int32_t  src;         /* origin rank                                     */
+    int32_t  pad;
+    uint64_t req_id;
+    int64_t  operand;
+} arm_srv_comb_t;
+
+_Static_assert(sizeof(arm_srv_fwd_hdr_t) == 16, "forward header size is pinned");
+_Static_assert(sizeof(arm_srv_fwd_ent_t) == 72, "forward entry size is pinned");
+_Static_assert(sizeof(arm_srv_comb_t) == 24, "combined origin size is pinned");
 _Static_assert(sizeof(arm_srv_req_t) == 64, "request header is one cache line");
 _Static_assert(sizeof(arm_srv_rep_t) == 32, "reply header size is pinned");
 _Static_assert(sizeof(arm_srv_batch_ent_t) == 40, "batch entry size is pinned");

@@ -25,7 +25,16 @@ static arm_status_t refuse(struct arm_server *s, const arm_srv_req_t *req, int c
         s->stats.refusals_lost++;
         return ARM_OK;
     }
-    srv_client_t *cl = &s->clients[req->src];
+    srv_client_t *cl = srv_client_of(s, req->src);
+    if (!cl) {
+        /* Not a client here (not a neighbour's process): answered from the
+         * reply pool, which has no credits to return. */
+        arm_log(ARM_LOG_ERROR, "server", "refused a request from rank %d (req %#llx): %s",
+                req->src, (unsigned long long)req->req_id, why);
+        if (srv_fwd_refuse_to(s, req->src, req->req_id, st, why) != ARM_OK)
+            s->stats.refusals_lost++;
+        return ARM_OK;
+    }
     if (credited)
         cl->unreturned++;
     srv_rec_t *rec = &cl->refuse_rec;
@@ -71,6 +80,50 @@ static arm_status_t take_payload(struct arm_server *s, srv_client_t *cl, srv_slo
                                  const arm_net_am_msg_t *msg, int big_put, int big_acc,
                                  int was_idle);
 
+srv_client_t *srv_client_of(struct arm_server *s, int rank)
+{
+    if (s->all_ranks)
+        return rank >= 0 && rank < s->nclients ? &s->clients[rank] : NULL;
+    int lo = 0, hi = s->nclients - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        int r = s->clients[mid].rank;
+        if (r == rank)
+            return &s->clients[mid];
+        if (r < rank)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL;
+}
+
+void srv_enqueue(srv_client_t *cl, srv_slot_t *sl)
+{
+    int tail = cl->qhead + cl->qcount;
+    cl->order[tail > cl->nslots ? tail - cl->nslots - 1 : tail] = sl->idx;
+    cl->qcount++;
+}
+
+/* A request for another node travels on in one forwarded message: it must
+ * fit one, and only requests served by the target's server go. */
+static const char *unforwardable(const struct arm_server *s, const arm_srv_req_t *req,
+                                 unsigned op, size_t data_len)
+{
+    if (!s->p.topo)
+        return NULL;
+    int dst = srv_target_node(s, req);
+    if (dst < 0)
+        return "its target rank is not in the job";
+    if (dst == s->p.node)
+        return NULL;
+    if (op == ARM_SRV_REG || op == ARM_SRV_UNREG)
+        return "segments are registered with one's own node's server only";
+    if (data_len > s->p.slot_size)
+        return "it is larger than a slot and must be sent in slot-size pieces";
+    return NULL;
+}
+
 arm_status_t srv_on_request(void *arg, const arm_net_am_msg_t *msg)
 {
     struct arm_server *s = arg;
@@ -78,15 +131,21 @@ arm_status_t srv_on_request(void *arg, const arm_net_am_msg_t *msg)
     read_header(msg, &req);
     int sync = (req.op & ARM_SRV_SYNC) != 0;
     unsigned op = req.op & (unsigned)~ARM_SRV_SYNC;
-    srv_client_t *cl = req.src >= 0 && req.src < s->p.nproc ? &s->clients[req.src] : NULL;
+    srv_client_t *cl = srv_client_of(s, req.src);
     int credited = cl && !sync && has_credit(cl);
     if (msg->hdr_len != sizeof req)
         return refuse(s, &req, credited && msg->hdr_len > 0, ARM_ERR_INVALID_ARG,
                       "malformed header (%zu bytes, want %zu)", msg->hdr_len, sizeof req);
     if (!cl)
-        return refuse(s, &req, 0, ARM_ERR_INVALID_ARG, "unknown source rank %d", req.src);
+        return refuse(s, &req, 0, ARM_ERR_INVALID_ARG, "rank %d is not a client of node %d's "
+                      "server (not of a neighbour node)", req.src, s->p.node);
     if (!srv_handler_of(op))
         return refuse(s, &req, credited, ARM_ERR_UNSUPPORTED, "unknown operation %u", op);
+    const char *nofwd = unforwardable(s, &req, op, msg->data_len);
+    if (nofwd)
+        return refuse(s, &req, credited, ARM_ERR_INVALID_ARG,
+                      "%s for rank %d cannot be forwarded: %s", srv_handler_of(op)->name,
+                      req.target, nofwd);
     /* A put or accumulate bigger than a slot is one request (decision 013). */
     int big_put = op == ARM_SRV_PUT && (msg->rndv || msg->data_len > s->p.slot_size);
     int big_acc = op == ARM_SRV_ACC && !msg->rndv && msg->data_len > s->p.slot_size;
@@ -110,9 +169,7 @@ arm_status_t srv_on_request(void *arg, const arm_net_am_msg_t *msg)
     }
     req.op = (uint8_t)op;
     int was_idle = cl->qcount == 0;
-    int tail = cl->qhead + cl->qcount;
-    cl->order[tail > cl->nslots ? tail - cl->nslots - 1 : tail] = sl->idx;
-    cl->qcount++;
+    srv_enqueue(cl, sl);
     sl->req = req;
     sl->dlen = (uint32_t)msg->data_len;
     sl->dptr = sl->data;

@@ -14,6 +14,7 @@
 #include "server/arm_server.h"
 #include "server/arm_srv_proto.h"
 #include "server/srv_xport.h"
+#include "topo/arm_topo.h"
 
 /* DEFERRED: a large put whose data the transport still holds; it is
  * received straight into its destination once it reaches the head. */
@@ -42,6 +43,15 @@ typedef struct srv_rec {
     char           why[SRV_WHY_MAX];
 } srv_rec_t;
 
+/* A reply pool record: replies to requests that reached this server through
+ * an edge (forwarded), which have no client record here. */
+#define SRV_POOL_RECS 256
+/* Outgoing buffers per edge to a neighbour server: one filling, the others
+ * waiting for a credit or being sent. */
+#define SRV_OBUFS 3
+/* Origins one combined fetch-and-add carries at most. */
+#define SRV_COMB_MAX 64
+
 struct srv_slot {
     arm_srv_req_t  req;
     int            state;
@@ -57,10 +67,19 @@ struct srv_slot {
                                   handler: release it once served           */
     arm_status_t   rx_status;  /* receiving the payload failed: refused     */
     srv_rec_t      rec;        /* credited slots: their reply               */
+    /* Edge slots (a forwarded message): the next entry to serve, and the
+     * replies of its entries still being sent (the slot holds their data). */
+    uint32_t       cursor, nent;
+    int            pending;
 };
 
+/* A client: a process that sends requests here (this node's and the
+ * neighbour nodes' processes), or an incoming edge: a neighbour server that
+ * forwards requests here (edge = 1, node its node, rank -1). */
 struct srv_client {
     int          rank;
+    int          edge;
+    int          node;
     int          nslots;       /* credited slots; slots[nslots] is the sync slot */
     srv_slot_t  *slots;
     int         *free_stack;   /* indices of free credited slots            */
@@ -73,8 +92,51 @@ struct srv_client {
     srv_rec_t    sync_rec[SRV_SYNC_RECS];
     srv_rec_t    credit_rec;   /* credit-only replies                        */
     srv_rec_t    refuse_rec;   /* refusals of requests that got no slot      */
+    arm_srv_fwd_hdr_t credit_hdr; /* edges: the credits message on its way  */
     struct arm_server *srv;
 };
+
+/* An outgoing buffer: forwarded requests for one next node, packed as
+ * ARM_SRV_AM_FWD entries until sent as one message. */
+typedef struct srv_obuf {
+    arm_srv_fwd_hdr_t hdr;
+    char          *data;       /* edge_cap bytes                             */
+    size_t         used;
+    size_t         last;       /* offset of the last entry (combining)       */
+    int            state;      /* OBUF_FREE, _FILLING, _WAITING, _SENDING    */
+    arm_net_comp_t comp;
+    struct srv_oedge *e;
+} srv_obuf_t;
+
+enum { OBUF_FREE = 0, OBUF_FILLING, OBUF_WAITING, OBUF_SENDING };
+
+/* An outgoing edge: to the server of neighbour node `node`. Buffers are
+ * made at its first use. */
+typedef struct srv_oedge {
+    int            node;
+    int            credits;    /* edge slots free at node for this server   */
+    srv_obuf_t     buf[SRV_OBUFS];
+    int            order[SRV_OBUFS];  /* buffers not free, oldest first     */
+    int            norder;
+    int            dirty;      /* on the list of edges to flush              */
+    struct srv_oedge *dnext;
+    struct arm_server *srv;
+    uint64_t       reqs, msgs, combined;
+} srv_oedge_t;
+
+/* A reply from the pool (forwarded requests) or a parked lock request. */
+typedef struct srv_prec {
+    srv_rec_t      rec;
+    srv_slot_t    *agg;        /* edge slot whose data the reply uses        */
+    int            dest;       /* origin rank                                */
+    struct arm_server *srv;
+    struct srv_prec *next;
+} srv_prec_t;
+
+typedef struct srv_park {
+    arm_srv_req_t  req;
+    struct srv_park *next;
+} srv_park_t;
 
 typedef struct srv_seg {
     char  *base;
@@ -91,6 +153,18 @@ struct arm_server {
     int thread_started;
     _Atomic int stop;
     srv_client_t *clients;
+    int nclients;              /* clients[] sorted by rank                   */
+    int all_ranks;             /* clients[r] is rank r (no topology)         */
+    srv_client_t *edges;       /* incoming edges, by arm_topo_fwd_in index   */
+    int nedges;
+    srv_oedge_t *oedges;       /* outgoing, by arm_topo_neighbour index      */
+    int noedges;
+    srv_oedge_t *dirty;        /* outgoing edges with a buffer filling       */
+    size_t edge_cap;           /* bytes of one forwarded message at most     */
+    srv_prec_t *precs, *pfree; /* reply pool                                 */
+    int npfree;
+    srv_park_t *parked, *parked_tail;
+    int nparked;
     char *slab;
     size_t slab_bytes;
     srv_seg_t *segs;
@@ -134,6 +208,41 @@ int srv_wants_reply(const arm_srv_req_t *r);
 
 /* srv_admit.c: the transport's handler for requests. */
 arm_status_t srv_on_request(void *arg, const arm_net_am_msg_t *msg);
+/* The client record of rank, NULL when rank is not a client here. */
+srv_client_t *srv_client_of(struct arm_server *s, int rank);
+/* Sets up a slot for a message with data_len bytes of payload and queues
+ * it at the tail of cl's queue (the payload is taken by the caller). */
+void srv_enqueue(srv_client_t *cl, srv_slot_t *sl);
+
+/* srv_fwd.c: forwarding, aggregation and combining (hicoo 3.1). */
+/* The node whose server serves r (its target's node), -1 if unknown. */
+int srv_target_node(const struct arm_server *s, const arm_srv_req_t *r);
+/* Sends request r with data on toward node dst (!= this node): ARM_OK when
+ * packed into an outgoing buffer (data no longer needed), ARM_INPROGRESS
+ * when none has room or credit yet (retry later), negative when it cannot
+ * be forwarded (why says why). */
+arm_status_t srv_fwd_add(struct arm_server *s, int dst, const arm_srv_req_t *r,
+                         const void *data, size_t dlen, char *why);
+/* The same for a forwarded entry, which may carry ncomb combined origins. */
+arm_status_t srv_fwd_add_ent(struct arm_server *s, int dst, const arm_srv_req_t *r,
+                             uint32_t ncomb, const void *data, size_t dlen, char *why);
+/* Sends every outgoing buffer that is filling and has a credit; non-zero
+ * when it sent one. */
+int srv_fwd_flush(struct arm_server *s);
+/* Serves the forwarded entries of edge slot sl from its cursor: 1 when all
+ * are done, 0 when one must wait (credit, reply record). */
+int srv_fwd_serve(struct arm_server *s, srv_slot_t *sl);
+/* Retries parked lock requests; non-zero when one was granted. */
+int srv_fwd_retry_parked(struct arm_server *s);
+/* Credits of an incoming edge go back to its server. */
+void srv_fwd_send_credits(srv_client_t *edge);
+/* Refuses a request of rank (not a client here) from the reply pool. */
+arm_status_t srv_fwd_refuse_to(struct arm_server *s, int rank, uint64_t req_id, arm_status_t st,
+                               const char *why);
+arm_status_t srv_on_fwd(void *arg, const arm_net_am_msg_t *msg);
+arm_status_t srv_on_credit(void *arg, const arm_net_am_msg_t *msg);
+arm_status_t srv_fwd_init(struct arm_server *s);
+void srv_fwd_fini(struct arm_server *s);
 
 /* srv_slots.c */
 /* Serves cl's queue from its head until it is empty or the head waits. */

@@ -49,6 +49,10 @@ static void rec_post(srv_client_t *cl, srv_rec_t *rec, const arm_net_iov_t *iov,
 /* ---- credits -------------------------------------------------------------------- */
 void srv_send_credits(srv_client_t *cl)
 {
+    if (cl->edge) {
+        srv_fwd_send_credits(cl);
+        return;
+    }
     srv_rec_t *rec = &cl->credit_rec;
     if (rec->busy || cl->unreturned == 0)
         return;
@@ -155,14 +159,27 @@ static int serve(struct arm_server *s, srv_slot_t *sl)
 {
     char why[SRV_WHY_MAX];
     srv_out_t out = { 0, NULL, 0, 0, { NULL, 0 }, 0, why };
+    if (sl->cl->edge)
+        return srv_fwd_serve(s, sl);
     const srv_handler_t *h = srv_handler_of(sl->req.op);
     out.reply = h->replies;
     arm_status_t st = sl->rx_status;
-    if (st != ARM_OK)
+    int dst = s->p.topo && !sl->cl->edge ? srv_target_node(s, &sl->req) : s->p.node;
+    if (st != ARM_OK) {
         snprintf(why, sizeof why, "receiving %u bytes of data failed: %s", sl->dlen,
                  arm_status_str(st));
-    else
+    } else if (dst != s->p.node) {
+        /* For another node: sent on; the target answers the origin. */
+        st = srv_fwd_add(s, dst, &sl->req, sl->dptr, sl->dlen, why);
+        if (st == ARM_INPROGRESS)
+            return 0;
+        if (st == ARM_OK) {
+            srv_slot_free(sl);
+            return 1;
+        }
+    } else {
         st = h->fn(s, sl, &out);
+    }
     if (st == ARM_INPROGRESS)
         return 0;
     if (sl->kept) {

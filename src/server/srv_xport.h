@@ -17,20 +17,21 @@
 
 typedef struct srv_xport_ops {
     const char *name;
-    /* Makes cb(arg, msg) run, inside progress, for each request that
-     * arrives. cb returns ARM_OK (data no longer needed) or ARM_INPROGRESS
-     * (kept: later recv_data or release). */
-    arm_status_t (*listen)(void *ctx, arm_net_am_cb_t cb, void *arg);
+    /* Makes cb(arg, msg) run, inside progress, for each message of kind
+     * am_id (ARM_SRV_AM_REQ, _FWD, _CREDIT) that arrives. cb returns ARM_OK
+     * (data no longer needed) or ARM_INPROGRESS (kept: later recv_data or
+     * release). */
+    arm_status_t (*listen)(void *ctx, unsigned am_id, arm_net_am_cb_t cb, void *arg);
     /* A reply (ARM_SRV_AM_REP) to the client of rank `rank`: header and
      * gathered data, which stay untouched until completion. */
     arm_status_t (*send_reply)(void *ctx, int rank, const void *hdr, size_t hdr_len,
                                const arm_net_iov_t *iov, size_t iovcnt, unsigned flags,
                                arm_net_comp_t *comp);
-    /* A request (ARM_SRV_AM_REQ) to the server of node `node`, for
-     * forwarding. */
-    arm_status_t (*send_request)(void *ctx, int node, const void *hdr, size_t hdr_len,
-                                 const arm_net_iov_t *iov, size_t iovcnt, unsigned flags,
-                                 arm_net_comp_t *comp);
+    /* A message of kind am_id (ARM_SRV_AM_FWD or _CREDIT) to the server of
+     * node `node`, a neighbour in the virtual topology. */
+    arm_status_t (*send_server)(void *ctx, int node, unsigned am_id, const void *hdr,
+                                size_t hdr_len, const arm_net_iov_t *iov, size_t iovcnt,
+                                unsigned flags, arm_net_comp_t *comp);
     /* The payload of a message into buf (rendezvous transfer or copy). */
     arm_status_t (*recv_data)(void *ctx, const arm_net_am_msg_t *msg, void *buf, size_t len,
                               arm_net_comp_t *comp);

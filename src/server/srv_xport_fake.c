@@ -39,11 +39,17 @@ static int live_drop(srv_fake_t *f, const void *buf)
     return 1;
 }
 
-static arm_status_t fake_listen(void *ctx, arm_net_am_cb_t cb, void *arg)
+static arm_status_t fake_listen(void *ctx, unsigned am_id, arm_net_am_cb_t cb, void *arg)
 {
     srv_fake_t *f = ctx;
-    f->cb = cb;
-    f->cb_arg = arg;
+    if (am_id >= SRV_FAKE_AM_IDS)
+        return ARM_ERR_INVALID_ARG;
+    f->cbs[am_id] = cb;
+    f->cb_args[am_id] = arg;
+    if (am_id == ARM_SRV_AM_REQ) {
+        f->cb = cb;
+        f->cb_arg = arg;
+    }
     return ARM_OK;
 }
 
@@ -91,11 +97,11 @@ static arm_status_t fake_send_reply(void *ctx, int rank, const void *hdr, size_t
     return record(ctx, rank, 0, hdr, hdr_len, iov, iovcnt, flags, comp);
 }
 
-static arm_status_t fake_send_request(void *ctx, int node, const void *hdr, size_t hdr_len,
-                                      const arm_net_iov_t *iov, size_t iovcnt, unsigned flags,
-                                      arm_net_comp_t *comp)
+static arm_status_t fake_send_server(void *ctx, int node, unsigned am_id, const void *hdr,
+                                     size_t hdr_len, const arm_net_iov_t *iov, size_t iovcnt,
+                                     unsigned flags, arm_net_comp_t *comp)
 {
-    return record(ctx, node, 1, hdr, hdr_len, iov, iovcnt, flags, comp);
+    return record(ctx, node, (int)am_id, hdr, hdr_len, iov, iovcnt, flags, comp);
 }
 
 static void complete(arm_net_comp_t *c, arm_status_t st)
@@ -209,7 +215,7 @@ const srv_xport_ops_t srv_xport_fake = {
     .name = "fake",
     .listen = fake_listen,
     .send_reply = fake_send_reply,
-    .send_request = fake_send_request,
+    .send_server = fake_send_server,
     .recv_data = fake_recv_data,
     .release = fake_release,
     .progress = fake_progress,
@@ -244,11 +250,13 @@ size_t srv_fake_kept(const srv_fake_t *f)
     return f->nlive;
 }
 
-arm_status_t srv_fake_deliver(srv_fake_t *f, const void *hdr, size_t hdr_len, const void *data,
-                              size_t len, int rndv)
+static arm_status_t deliver(srv_fake_t *f, unsigned am_id, const void *hdr, size_t hdr_len,
+                            const void *data, size_t len, int rndv)
 {
     arm_net_am_msg_t msg;
     char *buf = NULL;
+    if (am_id >= SRV_FAKE_AM_IDS || !f->cbs[am_id])
+        return ARM_ERR_INVALID_ARG;
     if (len) {
         buf = malloc(len);
         if (!buf)
@@ -258,17 +266,29 @@ arm_status_t srv_fake_deliver(srv_fake_t *f, const void *hdr, size_t hdr_len, co
         f->live[f->nlive++] = buf;
     }
     msg.worker = NULL;
-    msg.id = ARM_SRV_AM_REQ;
+    msg.id = am_id;
     msg.hdr = hdr;
     msg.hdr_len = hdr_len;
     msg.data = buf;
     msg.data_len = len;
     msg.rndv = rndv;
     msg.keepable = 1;
-    arm_status_t st = f->cb(f->cb_arg, &msg);
+    arm_status_t st = f->cbs[am_id](f->cb_args[am_id], &msg);
     /* Returned without keeping it: the transport frees the buffer (a
      * rendezvous not received is dropped). */
     if (st != ARM_INPROGRESS && buf)
         live_drop(f, buf);
     return st;
+}
+
+arm_status_t srv_fake_deliver(srv_fake_t *f, const void *hdr, size_t hdr_len, const void *data,
+                              size_t len, int rndv)
+{
+    return deliver(f, ARM_SRV_AM_REQ, hdr, hdr_len, data, len, rndv);
+}
+
+arm_status_t srv_fake_deliver_am(srv_fake_t *f, unsigned am_id, const void *hdr, size_t hdr_len,
+                                 const void *data, size_t len)
+{
+    return deliver(f, am_id, hdr, hdr_len, data, len, 0);
 }

@@ -18,7 +18,8 @@ enum { SRV_FAKE_SEND_NOW = 0, SRV_FAKE_SEND_PROGRESS, SRV_FAKE_SEND_HOLD };
 /* A message the server sent. */
 typedef struct srv_fake_sent {
     int            to;          /* rank (reply) or node (request)            */
-    int            is_request;
+    int            is_request;  /* 0: a reply; else the server-to-server
+                                   message kind (ARM_SRV_AM_FWD, _CREDIT)  */
     unsigned char  hdr[64];
     size_t         hdr_len;
     char          *data;        /* the gathered payload, copied at the send  */
@@ -27,9 +28,13 @@ typedef struct srv_fake_sent {
     arm_net_comp_t *comp;       /* while not complete                        */
 } srv_fake_sent_t;
 
+#define SRV_FAKE_AM_IDS 8
+
 typedef struct srv_fake {
-    arm_net_am_cb_t cb;
+    arm_net_am_cb_t cb;         /* requests (ARM_SRV_AM_REQ)                 */
     void           *cb_arg;
+    arm_net_am_cb_t cbs[SRV_FAKE_AM_IDS];   /* by message kind              */
+    void           *cb_args[SRV_FAKE_AM_IDS];
     int             send_mode;  /* SRV_FAKE_SEND_*                           */
     int             hold_recvs; /* rendezvous receives complete at progress  */
     int             fail_sends; /* sends fail at once (ARM_ERR_TRANSPORT)    */
@@ -53,6 +58,10 @@ void srv_fake_fini(srv_fake_t *f);
  * received when the server asks for it). Returns the handler's status. */
 arm_status_t srv_fake_deliver(srv_fake_t *f, const void *hdr, size_t hdr_len, const void *data,
                               size_t len, int rndv);
+/* Delivers a message of kind am_id (ARM_SRV_AM_FWD, _CREDIT) eagerly, as
+ * from another server. */
+arm_status_t srv_fake_deliver_am(srv_fake_t *f, unsigned am_id, const void *hdr, size_t hdr_len,
+                                 const void *data, size_t len);
 /* Completes the oldest n sends still pending; returns how many it did. */
 size_t srv_fake_complete(srv_fake_t *f, size_t n);
 /* Payload buffers the server kept past their handler and still holds. */

@@ -77,10 +77,10 @@ static int late_deliver(srv_xport_ucx_t *u)
     return did;
 }
 
-static arm_status_t ucx_listen(void *ctx, arm_net_am_cb_t cb, void *arg)
+static arm_status_t ucx_listen(void *ctx, unsigned am_id, arm_net_am_cb_t cb, void *arg)
 {
     srv_xport_ucx_t *u = ctx;
-    return arm_net_am_set_handler(u->w, ARM_SRV_AM_REQ, cb, arg);
+    return arm_net_am_set_handler(u->w, am_id, cb, arg);
 }
 
 static arm_status_t ucx_send(arm_net_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
@@ -120,15 +120,14 @@ static arm_status_t ucx_send_reply(void *ctx, int rank, const void *hdr, size_t 
     return ARM_INPROGRESS;
 }
 
-/* The net layer gives a server worker endpoints to clients only; requests
- * between servers arrive with forwarding, which adds those endpoints. */
-static arm_status_t ucx_send_request(void *ctx, int node, const void *hdr, size_t hdr_len,
-                                     const arm_net_iov_t *iov, size_t iovcnt, unsigned flags,
-                                     arm_net_comp_t *comp)
+/* To a neighbour server: its endpoint is made at the first message. */
+static arm_status_t ucx_send_server(void *ctx, int node, unsigned am_id, const void *hdr,
+                                    size_t hdr_len, const arm_net_iov_t *iov, size_t iovcnt,
+                                    unsigned flags, arm_net_comp_t *comp)
 {
-    (void)ctx, (void)node, (void)hdr, (void)hdr_len, (void)iov, (void)iovcnt, (void)flags;
-    (void)comp;
-    return ARM_ERR_UNSUPPORTED;
+    srv_xport_ucx_t *u = ctx;
+    return ucx_send(arm_net_peer_server_ep(u->net, node), am_id, hdr, hdr_len, iov, iovcnt,
+                    flags, comp);
 }
 
 static arm_status_t ucx_recv_data(void *ctx, const arm_net_am_msg_t *msg, void *buf,
@@ -189,7 +188,7 @@ const srv_xport_ops_t srv_xport_ucx = {
     .name = "ucx",
     .listen = ucx_listen,
     .send_reply = ucx_send_reply,
-    .send_request = ucx_send_request,
+    .send_server = ucx_send_server,
     .recv_data = ucx_recv_data,
     .release = ucx_release,
     .progress = ucx_progress,

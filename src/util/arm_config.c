@@ -31,6 +31,7 @@ static const arm_cfg_entry_t cfg_entries[] = {
 #define CFG_COUNT (sizeof cfg_entries / sizeof cfg_entries[0])
 
 arm_config_t arm_config;
+static char cfg_text[CFG_COUNT][ARM_CFG_TEXT_MAX];
 
 static const char *type_name(arm_cfg_type_t t)
 {
@@ -39,6 +40,7 @@ static const char *type_name(arm_cfg_type_t t)
     case ARM_CFG_INT:  return "int";
     case ARM_CFG_SIZE: return "size";
     case ARM_CFG_ENUM: return "enum";
+    case ARM_CFG_TEXT: return "text";
     }
     return "?";
 }
@@ -125,6 +127,11 @@ arm_status_t arm_config_parse(arm_cfg_type_t type, const char *choices, const ch
         if (v < 0)
             return ARM_ERR_INVALID_ARG;
         break;
+    case ARM_CFG_TEXT:
+        v = (long)strlen(text);
+        if (v >= ARM_CFG_TEXT_MAX)
+            return ARM_ERR_INVALID_ARG;
+        break;
     default:
         return ARM_ERR_INVALID_ARG;
     }
@@ -144,6 +151,7 @@ arm_status_t arm_config_load(int warn, int *unknown, char *err, size_t errlen)
 {
     int n_unknown = 0;
     arm_config_t next;   /* committed only when every setting parsed */
+    char text_next[CFG_COUNT][ARM_CFG_TEXT_MAX];
     for (size_t i = 0; i < CFG_COUNT; i++) {
         const arm_cfg_entry_t *e = &cfg_entries[i];
         long *slot = (long *)((char *)&next + e->offset);
@@ -160,8 +168,11 @@ arm_status_t arm_config_load(int warn, int *unknown, char *err, size_t errlen)
                 strncat(err, ")", errlen - strlen(err) - 1);
             return ARM_ERR_INVALID_ARG;
         }
+        if (e->type == ARM_CFG_TEXT)
+            snprintf(text_next[i], ARM_CFG_TEXT_MAX, "%s", text ? text : e->def);
     }
     arm_config = next;
+    memcpy(cfg_text, text_next, sizeof cfg_text);
     for (char **env = environ; env && *env; env++) {
         if (strncmp(*env, "ARMADA_", 7) != 0)
             continue;
@@ -188,8 +199,20 @@ static const char *entry_value(const arm_cfg_entry_t *e, char *buf, size_t len)
     long v = *(const long *)((const char *)&arm_config + e->offset);
     if (e->type == ARM_CFG_ENUM)
         return arm_config_enum_name(e->choices, v, buf, len);
+    if (e->type == ARM_CFG_TEXT) {
+        snprintf(buf, len, "%s", cfg_text[e - cfg_entries]);
+        return buf;
+    }
     snprintf(buf, len, "%ld", v);
     return buf;
+}
+
+const char *arm_config_text(const char *name)
+{
+    for (size_t i = 0; i < CFG_COUNT; i++)
+        if (cfg_entries[i].type == ARM_CFG_TEXT && strcmp(cfg_entries[i].name, name) == 0)
+            return cfg_text[i];
+    return "";
 }
 
 const char *arm_config_value(const char *name, char *buf, size_t len)

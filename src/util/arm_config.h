@@ -6,7 +6,10 @@
 #include "util/arm_config_table.h"
 #include "util/arm_status.h"
 
-typedef enum { ARM_CFG_BOOL, ARM_CFG_INT, ARM_CFG_SIZE, ARM_CFG_ENUM } arm_cfg_type_t;
+/* TEXT: a short string (under ARM_CFG_TEXT_MAX bytes), read with
+ * arm_config_text; its field holds its length. */
+typedef enum { ARM_CFG_BOOL, ARM_CFG_INT, ARM_CFG_SIZE, ARM_CFG_ENUM, ARM_CFG_TEXT } arm_cfg_type_t;
+#define ARM_CFG_TEXT_MAX 64
 
 /* What a setting is about; armada-info groups the settings by it. */
 typedef enum {
@@ -43,6 +46,9 @@ void arm_config_print(FILE *out, int with_help);
 
 /* Name of the current value of an ENUM setting. */
 const char *arm_config_enum_name(const char *choices, long index, char *buf, size_t len);
+
+/* The value in force of TEXT setting NAME ("" when unset or unknown). */
+const char *arm_config_text(const char *name);
 
 /* The value in force of setting NAME (without the ARMADA_ prefix) as text,
  * enum values by name, written to buf; "?" for an unknown name. */

@@ -8,6 +8,19 @@
     X(ppn, "PPN", INT, "0", NULL, TOPOLOGY, \
       "Processes per virtual node: consecutive ranks are grouped into nodes of this many " \
       "processes. 0 means nodes are the hosts.") \
+    X(topology, "TOPOLOGY", ENUM, "fcg", "fcg|mfcg|cfcg|hypercube", TOPOLOGY, \
+      "Virtual topology of the nodes' servers (hicoo 3.2): fcg keeps request slots in every " \
+      "server for every remote process; mfcg, cfcg and hypercube keep them for the " \
+      "processes of neighbour nodes only, and requests for other nodes are forwarded " \
+      "lowest dimension first, aggregated and combined on the way.") \
+    X(topology_dims, "TOPOLOGY_DIMS", TEXT, "", NULL, TOPOLOGY, \
+      "Extents of the topology's dimensions, lowest first (\"4x4\", \"2x3x3\"); empty: " \
+      "chosen from the node count.") \
+    X(edge_slots, "EDGE_SLOTS", INT, "4", NULL, TOPOLOGY, \
+      "Slots a server keeps for each neighbour server that forwards to it (each holds one " \
+      "message of up to a slot of requests).") \
+    X(combine, "COMBINE", BOOL, "1", NULL, TOPOLOGY, \
+      "Combine fetch-and-adds to one address that meet at a forwarding server into one.") \
     X(shm_limit, "SHM_LIMIT", SIZE, "0", NULL, TOPOLOGY, \
       "Largest total of shared memory one process may allocate; 0 means no limit.") \
     X(rma_path, "RMA_PATH", ENUM, "auto", "auto|rma|server", TRANSPORT, \

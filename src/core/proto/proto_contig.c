@@ -41,6 +41,15 @@ static void locked_put(const char *call, const void *src, const arm_slice_t *s, 
         arm_rem_op_send(call, op, &iov, 1, 0, 1);
         break;
     }
+    case ARM_PROTO_SEG: {
+        /* Through forwarding servers: slot-size pieces, pipelined. */
+        arm_rem_batch_send(call, 0);
+        seg_builder_t b;
+        arm_rem_sb_init(&b, call, ARM_SRV_PUTSEG, 0, NULL, proc);
+        arm_rem_sb_add(&b, (char *)src, raddr, n);
+        arm_rem_sb_done(&b, ARMADA_OP_PUT);
+        return;
+    }
     default: {
         /* One request sent from the source, whatever the size; locally
          * complete when the send is. Beyond a slot: eager up to

@@ -1,0 +1,337 @@
+/* Forwarding, the receiving side: a message from a neighbour server takes
+ * one slot of that server's incoming edge; its entries are served in order,
+ * each either here (its target is on this node: the reply goes straight to
+ * its origin, from the reply pool) or sent on toward its target. A lock
+ * request that must wait is parked, so that it never holds up the edge
+ * (other origins' unlocks travel on it); the slot is given back once every
+ * entry is done and every reply that reads its data is sent. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "server/srv_int.h"
+#include "util/arm_log.h"
+
+/* ---- the reply pool -------------------------------------------------------------- */
+static srv_prec_t *pool_get(struct arm_server *s)
+{
+    srv_prec_t *p = s->pfree;
+    if (p) {
+        s->pfree = p->next;
+        s->npfree--;
+    }
+    return p;
+}
+
+static void pool_put(struct arm_server *s, srv_prec_t *p)
+{
+    srv_slot_t *agg = p->agg;
+    p->agg = NULL;
+    p->rec.busy = 0;
+    p->next = s->pfree;
+    s->pfree = p;
+    s->npfree++;
+    if (agg && --agg->pending == 0 && agg->state == SLOT_REPLYING)
+        srv_slot_free(agg);
+}
+
+static void prec_sent(arm_net_comp_t *c)
+{
+    srv_prec_t *p = c->arg;
+    pool_put(p->srv, p);
+}
+
+/* Sends a reply to rank dest from pool record p; agg (may be NULL) is the
+ * edge slot whose data the reply's iov reads. */
+static void prec_post(struct arm_server *s, srv_prec_t *p, int dest, uint64_t req_id,
+                      int64_t value, arm_status_t status, const arm_net_iov_t *iov,
+                      size_t iovcnt, size_t bytes, srv_slot_t *agg)
+{
+    srv_rec_t *rec = &p->rec;
+    memset(&rec->rep, 0, sizeof rec->rep);
+    rec->rep.req_id = req_id;
+    rec->rep.value = value;
+    rec->rep.status = status;
+    rec->rep.len = (uint32_t)bytes;
+    rec->rep.node = s->p.node;
+    rec->busy = 1;
+    p->dest = dest;
+    p->agg = agg;
+    if (agg)
+        agg->pending++;
+    if (iovcnt == 1) {
+        rec->iov1 = iov[0];
+        iov = &rec->iov1;
+    }
+    unsigned flags = bytes && bytes <= s->p.reply_eager_max ? ARM_NET_AM_EAGER : 0;
+    arm_net_comp_init(&rec->comp, prec_sent, p);
+    arm_status_t st = s->x->send_reply(s->xctx, dest, &rec->rep, sizeof rec->rep, iov, iovcnt,
+                                       flags, &rec->comp);
+    if (st == ARM_INPROGRESS)
+        return;
+    if (st != ARM_OK)
+        arm_log(ARM_LOG_ERROR, "server", "reply to rank %d failed: %s", dest,
+                arm_status_str(st));
+    pool_put(s, p);
+}
+
+static void prec_refuse(struct arm_server *s, srv_prec_t *p, int dest, uint64_t req_id,
+                        arm_status_t st, const char *why)
+{
+    snprintf(p->rec.why, sizeof p->rec.why, "%s", why);
+    arm_net_iov_t iov = { p->rec.why, strlen(p->rec.why) };
+    s->stats.refused++;
+    prec_post(s, p, dest, req_id, 0, st, &iov, 1, iov.len, NULL);
+}
+
+arm_status_t srv_fwd_refuse_to(struct arm_server *s, int rank, uint64_t req_id, arm_status_t st,
+                               const char *why)
+{
+    srv_prec_t *p = s->precs ? pool_get(s) : NULL;
+    if (!p)
+        return ARM_ERR_NO_MEMORY;
+    p->rec.cl = NULL;
+    prec_refuse(s, p, rank, req_id, st, why);
+    return ARM_OK;
+}
+
+/* ---- receiving a forwarded message ---------------------------------------------- */
+arm_status_t srv_on_fwd(void *arg, const arm_net_am_msg_t *msg)
+{
+    struct arm_server *s = arg;
+    arm_srv_fwd_hdr_t h;
+    if (msg->hdr_len != sizeof h) {
+        arm_log(ARM_LOG_ERROR, "server", "forwarded message with a %zu-byte header dropped",
+                msg->hdr_len);
+        s->stats.refusals_lost++;
+        return ARM_OK;
+    }
+    memcpy(&h, msg->hdr, sizeof h);
+    int i = arm_topo_fwd_in_index(s->p.topo, s->p.node, h.from_node);
+    srv_client_t *cl = i >= 0 && i < s->nedges ? &s->edges[i] : NULL;
+    const char *why = !cl ? "its server is not an incoming edge here"
+        : msg->data_len > s->edge_cap ? "it is larger than an edge slot"
+        : (uint32_t)cl->nfree <= cl->unreturned ? "it came without a credit" : NULL;
+    if (why) {
+        /* A broken peer server: its origins learn of it by their deadline. */
+        arm_log(ARM_LOG_ERROR, "server", "forwarded message of %u requests from node %d "
+                "dropped: %s", h.nreq, h.from_node, why);
+        s->stats.refusals_lost += h.nreq;
+        return ARM_OK;
+    }
+    srv_slot_t *sl = &cl->slots[cl->free_stack[--cl->nfree]];
+    memset(&sl->req, 0, sizeof sl->req);
+    sl->req.src = -1;
+    sl->nent = h.nreq;
+    sl->cursor = 0;
+    sl->pending = 0;
+    sl->dlen = (uint32_t)msg->data_len;
+    sl->dptr = sl->data;
+    sl->rx_status = ARM_OK;
+    sl->state = SLOT_READY;
+    srv_enqueue(cl, sl);
+    s->stats.fwd_in_messages++;
+    s->stats.fwd_in_requests += h.nreq;
+    if (msg->data_len && msg->rndv) {
+        arm_net_comp_init(&sl->comp, srv_recv_done, sl);
+        sl->state = SLOT_RECEIVING;
+        arm_status_t st = s->x->recv_data(s->xctx, msg, sl->data, msg->data_len, &sl->comp);
+        if (st != ARM_INPROGRESS) {
+            sl->rx_status = st;
+            sl->state = SLOT_READY;
+        }
+    } else if (msg->data_len) {
+        memcpy(sl->data, msg->data, msg->data_len);
+    }
+    srv_drain(s, cl);
+    return ARM_OK;
+}
+
+/* ---- serving its entries ------------------------------------------------------- */
+/* A combined fetch-and-add: the sum is added once; origin i gets the old
+ * value plus the operands of the origins before it. */
+static int serve_combined(struct arm_server *s, srv_slot_t *agg, const arm_srv_fwd_ent_t *ent,
+                          const char *data)
+{
+    if (s->npfree < (int)ent->ncomb)
+        return 0;
+    char why[SRV_WHY_MAX];
+    srv_out_t out = { 0, NULL, 0, 0, { NULL, 0 }, 0, why };
+    srv_slot_t v;
+    memset(&v, 0, sizeof v);
+    v.req = ent->req;
+    v.cl = agg->cl;
+    arm_status_t st = ent->dlen == ent->ncomb * sizeof(arm_srv_comb_t)
+        ? srv_handler_of(ARM_SRV_RMW)->fn(s, &v, &out)
+        : ARM_ERR_INVALID_ARG;
+    if (ent->dlen != ent->ncomb * sizeof(arm_srv_comb_t))
+        snprintf(why, sizeof why, "combined fetch-and-add of %u origins carries %u bytes",
+                 ent->ncomb, ent->dlen);
+    int64_t prefix = 0;
+    for (uint32_t i = 0; i < ent->ncomb; i++) {
+        arm_srv_comb_t c;
+        memcpy(&c, data + (size_t)i * sizeof c, sizeof c);
+        srv_prec_t *p = pool_get(s);
+        p->rec.cl = agg->cl;
+        int64_t val = ent->req.sub == ARM_SRV_FADD32 ? (int64_t)(int32_t)(out.value + prefix)
+                                                     : out.value + prefix;
+        if (st == ARM_OK)
+            prec_post(s, p, c.src, c.req_id, val, ARM_OK, NULL, 0, 0, NULL);
+        else
+            prec_refuse(s, p, c.src, c.req_id, st, why);
+        prefix += c.operand;
+        s->stats.requests++;
+    }
+    return 1;
+}
+
+static void park(struct arm_server *s, const arm_srv_req_t *r)
+{
+    srv_park_t *p = malloc(sizeof *p);
+    if (!p)
+        arm_fatal("server", "no memory to park a lock request of rank %d", r->src);
+    p->req = *r;
+    p->next = NULL;
+    if (s->parked_tail)
+        s->parked_tail->next = p;
+    else
+        s->parked = p;
+    s->parked_tail = p;
+    s->nparked++;
+    s->stats.lock_waits++;
+}
+
+/* One entry for this node. 1: done; 0: wait for a reply record. */
+static int serve_here(struct arm_server *s, srv_slot_t *agg, const arm_srv_fwd_ent_t *ent,
+                      char *data)
+{
+    if (ent->ncomb)
+        return serve_combined(s, agg, ent, data);
+    srv_prec_t *p = pool_get(s);
+    if (!p)
+        return 0;
+    p->rec.cl = agg->cl;
+    char why[SRV_WHY_MAX];
+    srv_out_t out = { 0, NULL, 0, 0, { NULL, 0 }, 0, why };
+    const srv_handler_t *h = srv_handler_of(ent->req.op);
+    arm_status_t st = ARM_ERR_INVALID_ARG;
+    if (!h || ent->req.op == ARM_SRV_REG || ent->req.op == ARM_SRV_UNREG) {
+        snprintf(why, sizeof why, "operation %u cannot arrive forwarded", ent->req.op);
+    } else {
+        srv_slot_t v;
+        memset(&v, 0, sizeof v);
+        v.req = ent->req;
+        v.dptr = data;
+        v.dlen = ent->dlen;
+        v.cl = agg->cl;
+        out.reply = h->replies;
+        st = h->fn(s, &v, &out);
+    }
+    s->stats.requests += st != ARM_INPROGRESS;
+    if (st == ARM_INPROGRESS) {
+        park(s, &ent->req);
+        pool_put(s, p);
+    } else if (st != ARM_OK) {
+        prec_refuse(s, p, ent->req.src, ent->req.req_id, st, why);
+    } else if (out.reply) {
+        prec_post(s, p, ent->req.src, ent->req.req_id, out.value, ARM_OK, out.iov, out.iovcnt,
+                  out.bytes, agg);
+    } else {
+        pool_put(s, p);
+    }
+    return 1;
+}
+
+/* The entry at sl's cursor, checked against the slot's bounds. */
+static int entry_at(const srv_slot_t *sl, arm_srv_fwd_ent_t *ent, char **data)
+{
+    if ((size_t)sl->cursor + sizeof *ent > sl->dlen)
+        return 0;
+    memcpy(ent, sl->data + sl->cursor, sizeof *ent);
+    if ((size_t)sl->cursor + sizeof *ent + ent->dlen > sl->dlen)
+        return 0;
+    *data = sl->data + sl->cursor + sizeof *ent;
+    return 1;
+}
+
+static int finish(srv_slot_t *sl)
+{
+    if (sl->pending == 0)
+        srv_slot_free(sl);
+    else
+        sl->state = SLOT_REPLYING;
+    return 1;
+}
+
+int srv_fwd_serve(struct arm_server *s, srv_slot_t *sl)
+{
+    if (sl->rx_status != ARM_OK) {
+        arm_log(ARM_LOG_ERROR, "server", "receiving %u forwarded requests from node %d "
+                "failed: %s", sl->nent, sl->cl->node, arm_status_str(sl->rx_status));
+        s->stats.refusals_lost += sl->nent;
+        return finish(sl);
+    }
+    while (sl->nent > 0) {
+        arm_srv_fwd_ent_t ent;
+        char *data;
+        if (!entry_at(sl, &ent, &data)) {
+            arm_log(ARM_LOG_ERROR, "server", "forwarded message from node %d is malformed: "
+                    "%u requests dropped", sl->cl->node, sl->nent);
+            s->stats.refusals_lost += sl->nent;
+            break;
+        }
+        int dst = srv_target_node(s, &ent.req);
+        if (dst >= 0 && dst != s->p.node) {
+            char why[SRV_WHY_MAX];
+            arm_status_t st = srv_fwd_add_ent(s, dst, &ent.req, ent.ncomb, data, ent.dlen, why);
+            if (st == ARM_INPROGRESS)
+                return 0;
+            if (st != ARM_OK && srv_fwd_refuse_to(s, ent.req.src, ent.req.req_id, st, why))
+                return 0;
+        } else if (dst < 0) {
+            if (srv_fwd_refuse_to(s, ent.req.src, ent.req.req_id, ARM_ERR_INVALID_ARG,
+                                  "its target rank is not in the job") != ARM_OK)
+                return 0;
+        } else if (!serve_here(s, sl, &ent, data)) {
+            return 0;
+        }
+        sl->cursor += (uint32_t)(sizeof ent + ((ent.dlen + 7u) & ~7u));
+        sl->nent--;
+    }
+    return finish(sl);
+}
+
+int srv_fwd_retry_parked(struct arm_server *s)
+{
+    int did = 0;
+    srv_park_t **pp = &s->parked, *prev = NULL;
+    while (*pp) {
+        srv_park_t *k = *pp;
+        srv_prec_t *p = pool_get(s);
+        if (!p)
+            break;
+        p->rec.cl = NULL;
+        char why[SRV_WHY_MAX];
+        srv_out_t out = { 0, NULL, 0, 0, { NULL, 0 }, 0, why };
+        srv_slot_t v;
+        memset(&v, 0, sizeof v);
+        v.req = k->req;
+        arm_status_t st = srv_handler_of(k->req.op)->fn(s, &v, &out);
+        if (st == ARM_INPROGRESS) {
+            pool_put(s, p);
+            prev = k;
+            pp = &k->next;
+            continue;
+        }
+        if (st == ARM_OK)
+            prec_post(s, p, k->req.src, k->req.req_id, out.value, ARM_OK, NULL, 0, 0, NULL);
+        else
+            prec_refuse(s, p, k->req.src, k->req.req_id, st, why);
+        *pp = k->next;
+        if (s->parked_tail == k)
+            s->parked_tail = prev;
+        s->nparked--;
+        free(k);
+        did = 1;
+    }
+    return did;
+}
