@@ -382,7 +382,7 @@ static void test_deadlock(int max_n)
             int naive = wait_graph_acyclic(&t, naive_next, arc, indeg, queue);
             naive_fail += naive < 0;
             if (naive == 0 && naive_cycles++ >= 0 && naive_first[k] == 0)
-                naive_first[k] = n;
+                naive_first[k] = n; /* 0 below: it never cycled */
         }
     }
     /* The check can fail: requests sent round a ring wait on each other. */
@@ -390,10 +390,10 @@ static void test_deadlock(int max_n)
     if (shape(&ring, ARM_TOPO_FCG, 5, NULL))
         CHECK(wait_graph_acyclic(&ring, ring_next, arc, indeg, queue) == 0,
               "routing round a ring of 5 shows no cycle");
-    printf("  naive rule (lowest dimension whose next node exists): %d of %d shapes cycle, "
-           "%d fail to route; first cycling count: fcg %d mfcg %d cfcg %d hypercube %d\n",
-           naive_cycles, NKINDS * max_n, naive_fail, naive_first[0], naive_first[1],
-           naive_first[2], naive_first[3]);
+    printf("  paper's literal rule (lowest dimension whose next node exists): %d of %d "
+           "shapes cycle (first: fcg %d mfcg %d cfcg %d hypercube %d nodes), %d fail to "
+           "route\n", naive_cycles, NKINDS * max_n, naive_first[0], naive_first[1],
+           naive_first[2], naive_first[3], naive_fail);
     free(arc);
     free(indeg);
     free(queue);
