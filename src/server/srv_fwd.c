@@ -18,6 +18,8 @@ static size_t pad8(size_t n)
     return (n + 7) & ~(size_t)7;
 }
 
+static arm_status_t oedge_alloc(struct arm_server *s, srv_oedge_t *e);
+
 int srv_target_node(const struct arm_server *s, const arm_srv_req_t *r)
 {
     if (!s->p.node_of)
@@ -36,9 +38,14 @@ arm_status_t srv_fwd_init(struct arm_server *s)
     s->precs = calloc(SRV_POOL_RECS, sizeof *s->precs);
     if (!s->oedges || !s->precs)
         return ARM_ERR_NO_MEMORY;
+    /* Buffers, made now, toward every neighbour this server forwards to
+     * (it is that neighbour's incoming edge): the memory is known at start. */
     for (int i = 0; i < s->noedges; i++) {
-        s->oedges[i].node = arm_topo_neighbour(s->p.topo, s->p.node, i);
-        s->oedges[i].srv = s;
+        srv_oedge_t *e = &s->oedges[i];
+        e->node = arm_topo_neighbour(s->p.topo, s->p.node, i);
+        e->srv = s;
+        if (arm_topo_is_fwd_in(s->p.topo, e->node, s->p.node) && oedge_alloc(s, e) != ARM_OK)
+            return ARM_ERR_NO_MEMORY;
     }
     for (int i = SRV_POOL_RECS - 1; i >= 0; i--) {
         s->precs[i].srv = s;
@@ -66,7 +73,23 @@ void srv_fwd_fini(struct arm_server *s)
     s->precs = NULL;
 }
 
-/* The edge toward dst, its buffers made at its first use. */
+/* The buffers of edge e. */
+static arm_status_t oedge_alloc(struct arm_server *s, srv_oedge_t *e)
+{
+    for (int b = 0; b < SRV_OBUFS; b++) {
+        e->buf[b].data = malloc(s->edge_cap);
+        e->buf[b].e = e;
+        if (!e->buf[b].data)
+            return ARM_ERR_NO_MEMORY;
+    }
+    e->credits = s->p.edge_slots > 0 ? s->p.edge_slots : (s->p.slots > 0 ? s->p.slots : 1);
+    s->stats.buffer_bytes += SRV_OBUFS * s->edge_cap;
+    s->stats.edges_out++;
+    return ARM_OK;
+}
+
+/* The edge toward dst (its buffers made now if no route was known to
+ * need them). */
 static srv_oedge_t *oedge_to(struct arm_server *s, int dst)
 {
     int hop = arm_topo_next_hop(s->p.topo, s->p.node, dst);
@@ -74,17 +97,8 @@ static srv_oedge_t *oedge_to(struct arm_server *s, int dst)
     if (i < 0 || i >= s->noedges)
         return NULL;
     srv_oedge_t *e = &s->oedges[i];
-    if (e->buf[0].data)
-        return e;
-    for (int b = 0; b < SRV_OBUFS; b++) {
-        e->buf[b].data = malloc(s->edge_cap);
-        e->buf[b].e = e;
-        if (!e->buf[b].data)
-            return NULL;
-    }
-    e->credits = s->p.edge_slots > 0 ? s->p.edge_slots : (s->p.slots > 0 ? s->p.slots : 1);
-    s->stats.buffer_bytes += SRV_OBUFS * s->edge_cap;
-    s->stats.edges_out++;
+    if (!e->buf[0].data && oedge_alloc(s, e) != ARM_OK)
+        return NULL;
     return e;
 }
 

@@ -114,9 +114,16 @@ arm_status_t srv_create(const arm_server_params_t *p, const srv_xport_ops_t *x, 
     return ARM_OK;
 }
 
+#define SRV_PASS_MAX 64
+
 int srv_progress(struct arm_server *s)
 {
-    int did = s->x->progress(s->xctx);
+    /* Everything the transport has ready is taken in one pass (up to a
+     * bound), so that requests for one next node that arrived together
+     * leave together. */
+    int did = 0;
+    for (int i = 0; i < SRV_PASS_MAX && s->x->progress(s->xctx); i++)
+        did = 1;
     if (s->nparked)
         did |= srv_fwd_retry_parked(s);
     if (s->nblocked)
