@@ -74,7 +74,11 @@ static void topo_setup(const arm_core_t *c)
 {
     char why[160], name[16];
     const char *dims = arm_config_text("TOPOLOGY_DIMS");
-    arm_topo_kind_t kind = (arm_topo_kind_t)arm_config.topology;
+    /* auto: the same choice in every process, from job-wide figures. */
+    double fcg_bytes = (double)c->nproc * (double)arm_config.server_slots *
+                       (double)arm_config.slot_size;
+    arm_topo_kind_t kind = arm_config.topology > 0 ? (arm_topo_kind_t)(arm_config.topology - 1)
+        : fcg_bytes <= (double)arm_config.topology_auto_max ? ARM_TOPO_FCG : ARM_TOPO_MFCG;
     if (arm_topo_init(&arm_rc.topo, kind, c->nnodes, dims, why, sizeof why) != ARM_OK)
         arm_fatal("ARMCI_Init", "settings ARMADA_TOPOLOGY=%s ARMADA_TOPOLOGY_DIMS='%s' cannot "
                   "shape %d nodes: %s", arm_config_value("TOPOLOGY", name, sizeof name), dims,
@@ -180,6 +184,10 @@ static void log_paths(const arm_core_t *c, int server_yield_after)
                 arm_proto_name(arm_path_choose(ARM_FAM_ACC, 65536, caps, 0, ps).proto),
                 arm_proto_name(arm_path_choose(ARM_FAM_RMW, 8, caps, 0, ps).proto));
     }
+    char shape[64];
+    arm_topo_describe(&arm_rc.topo, shape, sizeof shape);
+    arm_log(ARM_LOG_WARN, "remote", "topology %s (ARMADA_TOPOLOGY=%s)", shape,
+            arm_config_value("TOPOLOGY", progress, sizeof progress));
     arm_log(ARM_LOG_WARN, "remote", "transports %s; waiting: %d processes on %d cores of this "
             "host%s; a waiting client polls %d times, yields up to %ld us, then sleeps; "
             "servers (progress %s) yield after %d empty polls", arm_rc.tls, c->host_size,

@@ -8,11 +8,15 @@
     X(ppn, "PPN", INT, "0", NULL, TOPOLOGY, \
       "Processes per virtual node: consecutive ranks are grouped into nodes of this many " \
       "processes. 0 means nodes are the hosts.") \
-    X(topology, "TOPOLOGY", ENUM, "fcg", "fcg|mfcg|cfcg|hypercube", TOPOLOGY, \
+    X(topology, "TOPOLOGY", ENUM, "auto", "auto|fcg|mfcg|cfcg|hypercube", TOPOLOGY, \
       "Virtual topology of the nodes' servers (hicoo 3.2): fcg keeps request slots in every " \
       "server for every remote process; mfcg, cfcg and hypercube keep them for the " \
       "processes of neighbour nodes only, and requests for other nodes are forwarded " \
-      "lowest dimension first, aggregated and combined on the way.") \
+      "lowest dimension first, aggregated and combined on the way. auto: fcg while its " \
+      "buffers stay within TOPOLOGY_AUTO_MAX, mfcg beyond (decision 043).") \
+    X(topology_auto_max, "TOPOLOGY_AUTO_MAX", SIZE, "64m", NULL, TOPOLOGY, \
+      "Under TOPOLOGY=auto, the largest request-buffer memory per server FCG may take " \
+      "(processes x SERVER_SLOTS x SLOT_SIZE) before MFCG is chosen instead.") \
     X(topology_dims, "TOPOLOGY_DIMS", TEXT, "", NULL, TOPOLOGY, \
       "Extents of the topology's dimensions, lowest first (\"4x4\", \"2x3x3\"); empty: " \
       "chosen from the node count.") \
