@@ -4,7 +4,7 @@
  * item 4); each origin must still get the value of some serial order: the
  * fetched values, sorted, with their increments, tile [0, final) with no
  * gap and no overlap, and each rank's own values increase.
- *   tmpi_hotfadd [N]   N fetch-and-adds per rank and counter (default 2000) */
+ *   tmpi_hotfadd [N]   N fetch-and-adds per rank and counter (default 300) */
 #include <armci.h>
 #include "tst.h"
 
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
     ARMCI_Init();
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    int n = argc > 1 ? atoi(argv[1]) : 2000;
+    int n = argc > 1 ? atoi(argv[1]) : 300;
     if (n < 1)
         n = 1;
     struct cells { int ctr; int pad; long lctr; };
