@@ -169,11 +169,51 @@ static void test_properties(void)
     unit_section("properties over every family, size, capability and state");
 }
 
+/* A node reached through forwarding servers (issue 20): nothing bigger than
+ * a slot goes as one request, and atomics go through the servers (where
+ * they combine) unless forced to RMA; everything else as for a neighbour. */
+static void test_forwarded(void)
+{
+    static const unsigned kinds[] = { NONE, TCP, CMA, NATIVE };
+    for (size_t si = 0; si < 3; si++) {
+        size_t slot = (size_t)1024 << (2 * si);
+        defaults(slot);
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+            unsigned caps = kinds[k] | ARM_PATH_CAP_FORWARDED;
+            for (int dirty = 0; dirty <= 1; dirty++)
+                for (size_t n = 1; n <= (size_t)4 << 20; n = n * 3 / 2 + 1)
+                    for (int f = 0; f < ARM_FAM_COUNT; f++) {
+                        arm_path_t p = arm_path_choose((arm_path_family_t)f, n, caps, dirty, &S);
+                        arm_path_t q = arm_path_choose((arm_path_family_t)f, n, kinds[k], dirty,
+                                                       &S);
+                        CHECK(p.proto != ARM_PROTO_WHOLE || n <= slot,
+                              "family %d: %zu bytes whole to a forwarded node (slot %zu)", f, n,
+                              slot);
+                        CHECK(f != ARM_FAM_RMW || p.proto == ARM_PROTO_SERVER,
+                              "atomic to a forwarded node by %s", arm_proto_name(p.proto));
+                        CHECK(f == ARM_FAM_RMW || (q.proto == ARM_PROTO_WHOLE && n > slot) ||
+                              (f == ARM_FAM_ACC && q.proto == ARM_PROTO_WHOLE) ||
+                              p.proto == q.proto,
+                              "family %d, %zu bytes: %s forwarded, %s direct", f, n,
+                              arm_proto_name(p.proto), arm_proto_name(q.proto));
+                    }
+        }
+    }
+    S.amo_mode = ARM_PATH_FORCE_RMA;
+    EXPECT(ARM_FAM_RMW, 8, TCP | ARM_PATH_CAP_FORWARDED, 0, ARM_PROTO_RMA);
+    defaults(16384);
+    EXPECT(ARM_FAM_PUT, 65536, TCP | ARM_PATH_CAP_FORWARDED, 0, ARM_PROTO_SEG);
+    EXPECT(ARM_FAM_ACC, 65536, TCP | ARM_PATH_CAP_FORWARDED, 0, ARM_PROTO_SEG);
+    EXPECT(ARM_FAM_PUT, 8, TCP | ARM_PATH_CAP_FORWARDED, 0, ARM_PROTO_BATCH);
+    unit_section("forwarded nodes: pieces of one slot at most, atomics through the servers");
+}
+
 int main(void)
 {
     test_limits();
     test_nodes();
     test_forced();
     test_properties();
+    test_forwarded();
     return unit_finish("unit.path");
 }
