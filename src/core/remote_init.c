@@ -261,6 +261,21 @@ void arm_rem_release_rkeys(remote_alloc_t *ra)
     ra->rkeys = NULL;
 }
 
+/* ARMADA_STATS: what this node's server forwarded on each edge (per hop),
+ * so that the aggregation ratio can be read. */
+static void print_edges(const arm_core_t *c)
+{
+    int node;
+    uint64_t req, msg, comb;
+    for (int i = 0; arm_server_edge_stats(arm_rc.server, i, &node, &req, &msg, &comb); i++)
+        if (msg)
+            fprintf(stderr, "armada[rank %d] server of node %d -> node %d: %llu requests in "
+                    "%llu messages (%.2f per message), %llu more fetch-and-adds combined into "
+                    "them\n", c->me, c->my_node, node, (unsigned long long)req,
+                    (unsigned long long)msg, (double)req / (double)msg,
+                    (unsigned long long)comb);
+}
+
 void arm_remote_finalize(arm_core_t *c)
 {
     if (!arm_rc.active)
@@ -282,6 +297,8 @@ void arm_remote_finalize(arm_core_t *c)
         c->stats.server_fwd_combined = ss.fwd_combined;
         c->stats.server_fwd_in_requests = ss.fwd_in_requests;
         c->stats.server_fwd_in_messages = ss.fwd_in_messages;
+        if (arm_config.stats)
+            print_edges(c);
     }
     arm_net_stats_t ns;
     arm_net_get_stats(arm_rc.net, &ns);

@@ -59,3 +59,16 @@ void arm_server_get_stats(const arm_server_t *s, arm_server_stats_t *out)
 {
     *out = s->stats;
 }
+
+int arm_server_edge_stats(const arm_server_t *s, int i, int *node, uint64_t *requests,
+                          uint64_t *messages, uint64_t *combined)
+{
+    if (i < 0 || i >= s->noedges)
+        return 0;
+    const srv_oedge_t *e = &s->oedges[i];
+    *node = e->node;
+    *requests = e->reqs;
+    *messages = e->msgs;
+    *combined = e->combined;
+    return 1;
+}

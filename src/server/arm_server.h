@@ -77,5 +77,9 @@ void arm_server_stop(arm_server_t *s);
  * until then). */
 void arm_server_free(arm_server_t *s);
 void arm_server_get_stats(const arm_server_t *s, arm_server_stats_t *out);
+/* Forwarding per outgoing edge (per hop): the i-th neighbour of this
+ * server's node, what it sent there. 0 when i is past the last. */
+int arm_server_edge_stats(const arm_server_t *s, int i, int *node, uint64_t *requests,
+                          uint64_t *messages, uint64_t *combined);
 
 #endif
