@@ -77,10 +77,11 @@ void srv_fwd_fini(struct arm_server *s)
 static arm_status_t oedge_alloc(struct arm_server *s, srv_oedge_t *e)
 {
     for (int b = 0; b < SRV_OBUFS; b++) {
-        e->buf[b].data = malloc(s->edge_cap);
+        e->buf[b].data = calloc(1, s->edge_cap);
         e->buf[b].e = e;
         if (!e->buf[b].data)
             return ARM_ERR_NO_MEMORY;
+        memset(e->buf[b].data, 0, s->edge_cap);   /* resident, as the slots are */
     }
     e->credits = s->p.edge_slots > 0 ? s->p.edge_slots : (s->p.slots > 0 ? s->p.slots : 1);
     s->stats.buffer_bytes += SRV_OBUFS * s->edge_cap;

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include "server/srv_int.h"
 
 /* Is rank a client here: of this node or, under a topology, of a
@@ -62,6 +63,10 @@ static arm_status_t clients_init(struct arm_server *s)
     s->slab = s->slab_bytes ? malloc(s->slab_bytes) : NULL;
     if (!s->clients || !s->edges || (s->slab_bytes && !s->slab))
         return ARM_ERR_NO_MEMORY;
+    /* Touched now: the bytes counted are the bytes resident, and a node
+     * short of memory fails at start rather than under load. */
+    if (s->slab_bytes)
+        memset(s->slab, 0, s->slab_bytes);
     char *slab = s->slab;
     for (int r = 0, i = 0; r < p->nproc; r++) {
         if (!is_client(p, r))
