@@ -974,13 +974,12 @@ def make_plots(outdir, rows):
         return [r for r in rows if all(r.get(k) == v for k, v in want.items())]
 
     def series_plot(fname, title, panels, xlabel, ylabel, logx=True, logy=True):
-        """logy=None: logarithmic where the values span more than a decade."""
+        """logy=None: logarithmic in each panel whose values span more than a
+        decade."""
         panels = [(t, s) for t, s in panels if s]
         if not panels:
             return
-        if logy is None:
-            logy = spans_decades([p[1] for _, series in panels for _, pts in series
-                                  for p in pts])
+        auto_logy = logy is None
         fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
         for ax, (ptitle, series) in zip(axes[0], panels):
             for label, pts in series:
@@ -992,7 +991,8 @@ def make_plots(outdir, rows):
                         linestyle="--" if "tcp" in label else "-")
             if logx:
                 ax.set_xscale("log", base=2)
-            if logy:
+            if (spans_decades([p[1] for _, pts in series for p in pts]) if auto_logy
+                    else logy):
                 ax.set_yscale("log")
             ax.set_title(ptitle)
             ax.set_xlabel(xlabel)
