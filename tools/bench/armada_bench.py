@@ -923,7 +923,10 @@ def topomem_tables(trows, topos):
            "virtual node (ARMADA_PPN=1). `endpoints during the run` is armada_stats_get's "
            "count, taken at ARMCI_Init: client-to-server and server-to-client endpoints, "
            "not the server-to-server ones; `endpoints at finalize` is the ARMADA_STATS "
-           "count, which includes them. `(4.0x)` is the reduction against fcg "
+           "count, which includes them. VmRSS and VmHWM count resident pages only: the "
+           "servers allocate their request buffers at start-up, and a buffer's pages become "
+           "resident when a request is first written into them, so RSS follows the slots "
+           "used, not the bytes allocated. `(4.0x)` is the reduction against fcg "
            "(fcg / topology).\n"]
     for c in sorted({r["config"] for r in mem}):
         for nodes in sorted({r["nproc"] for r in mem if r["config"] == c}):
