@@ -8,7 +8,9 @@
  * each turn, the sum over the measuring rank and its hammers of operations
  * over seconds, each counted over its own loop; the figure is the mean over
  * turns. Hammers stop when the measuring rank is done (a non-blocking
- * barrier tells them). */
+ * barrier tells them). The counter's final value is checked against the
+ * fetch-and-adds issued (CHECK op=fadd_hot): combining on the way (issue 20)
+ * must hand every increment through exactly once. */
 #include "bench_armci.h"
 
 #include <math.h>
@@ -21,6 +23,8 @@
 #define NGATHER 4 /* per rank and turn: median us, iters, operations, seconds */
 
 enum { OP_PUTV, OP_FADD, OP_COUNT };
+
+static long fadds_issued; /* every fetch-and-add this process issued */
 static const char *const op_names[OP_COUNT] = { "putv", "fadd" };
 
 struct ctx {
@@ -40,6 +44,7 @@ static inline void do_op(int op, struct ctx *c)
     } else {
         int old = 0;
         ARMCI_Rmw(ARMCI_FETCH_AND_ADD, &old, c->counter[0], 1, 0);
+        fadds_issued++;
     }
 }
 
@@ -169,10 +174,23 @@ int main(int argc, char **argv)
         }
     }
     bench_armci_sync();
+    int status = 0;
+    if (bench_want(&o, "fadd")) {
+        long total = 0;
+        MPI_Reduce(&fadds_issued, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (o.rank == 0) {
+            int *c0 = c.counter[0];
+            ARMCI_Access_begin(c0);
+            long got = *c0;
+            ARMCI_Access_end(c0);
+            status = bench_check(&o, "fadd_hot", total, got);
+        }
+        MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
     free(per_rank);
     free(gathered);
     ARMCI_Free_local(c.local);
     bench_armci_free(c.counter);
     bench_armci_free(c.data);
-    return bench_armci_finalize(0);
+    return bench_armci_finalize(status);
 }
