@@ -3,9 +3,14 @@
  * the other non-zero ranks hammer rank 0 with the same operation.
  *   putv  vector put of 16 segments x 64 B (+ fence) into rank 0
  *   fadd  ARMCI_Rmw fetch-and-add on one counter of rank 0
- * Figures per level: every measuring rank's time per operation (rank=r) and
- * their mean (rank=mean). Hammers stop when the measuring rank is done
- * (a non-blocking barrier tells them). */
+ * Figures per level: every measuring rank's time per operation (rank=r),
+ * their mean (rank=mean), and the aggregate rate (unit Mops/s, origins=n):
+ * each turn, the sum over the measuring rank and its hammers of operations
+ * over seconds, each counted over its own loop; the figure is the mean over
+ * turns. Hammers stop when the measuring rank is done (a non-blocking
+ * barrier tells them). The counter's final value is checked against the
+ * fetch-and-adds issued (CHECK op=fadd_hot): combining on the way (issue 20)
+ * must hand every increment through exactly once. */
 #include "bench_armci.h"
 
 #include <math.h>
@@ -15,8 +20,11 @@
 
 #define SEGS 16
 #define SEG_BYTES 64
+#define NGATHER 4 /* per rank and turn: median us, iters, operations, seconds */
 
 enum { OP_PUTV, OP_FADD, OP_COUNT };
+
+static long fadds_issued; /* every fetch-and-add this process issued */
 static const char *const op_names[OP_COUNT] = { "putv", "fadd" };
 
 struct ctx {
@@ -36,6 +44,7 @@ static inline void do_op(int op, struct ctx *c)
     } else {
         int old = 0;
         ARMCI_Rmw(ARMCI_FETCH_AND_ADD, &old, c->counter[0], 1, 0);
+        fadds_issued++;
     }
 }
 
@@ -75,7 +84,7 @@ int main(int argc, char **argv)
     c.iov.bytes = SEG_BYTES;
 
     int others = o.nproc - 2; /* non-zero ranks besides the measuring one */
-    double *gathered = calloc(2 * (size_t)o.nproc, sizeof *gathered);
+    double *gathered = calloc(NGATHER * (size_t)o.nproc, sizeof *gathered);
     double *per_rank = calloc((size_t)o.nproc, sizeof *per_rank);
     if (gathered == NULL || per_rank == NULL)
         ARMCI_Error("bench hotspot: allocation failed", 1);
@@ -92,8 +101,9 @@ int main(int argc, char **argv)
             int k = (int)ceil(level / 100.0 * others - 1e-9);
             if (k > others) k = others;
             if (k < 0) k = 0;
+            double rate_sum = 0.0;
             for (int m = 1; m < o.nproc; m++) {
-                double med = 0.0;
+                double med = 0.0, nops = 0.0, secs = 0.0;
                 const int cap = o.iters;
                 int iters = cap;   /* sized again from cap in each repetition */
                 bench_armci_sync();
@@ -107,7 +117,10 @@ int main(int argc, char **argv)
                         double t0 = bench_now();
                         for (int i = 0; i < iters; i++)
                             do_op(op, &c);
-                        samples[r] = (bench_now() - t0) * 1e6 / iters;
+                        double dt = bench_now() - t0;
+                        samples[r] = dt * 1e6 / iters;
+                        nops += iters;
+                        secs += dt;
                     }
                     med = bench_median(samples, o.reps);
                     MPI_Ibarrier(MPI_COMM_WORLD, &req);
@@ -119,25 +132,31 @@ int main(int argc, char **argv)
                     while (!flag) {
                         for (int i = 0; i < 8; i++)
                             do_op(op, &c);
+                        nops += 8;
                         MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
                         if (!flag && bench_now() - start > o.seconds + 10 * o.rep_seconds * o.reps) {
                             MPI_Wait(&req, MPI_STATUS_IGNORE);
                             flag = 1;
                         }
                     }
+                    secs = bench_now() - start;
                 } else {
                     MPI_Ibarrier(MPI_COMM_WORLD, &req);
                     MPI_Wait(&req, MPI_STATUS_IGNORE);
                 }
-                double mine[2] = { med, (double)iters };
-                MPI_Gather(mine, 2, MPI_DOUBLE, gathered, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+                double mine[NGATHER] = { med, (double)iters, nops, secs };
+                MPI_Gather(mine, NGATHER, MPI_DOUBLE, gathered, NGATHER, MPI_DOUBLE, 0,
+                           MPI_COMM_WORLD);
                 if (o.rank == 0) {
                     char extra[96];
                     snprintf(extra, sizeof extra, "level=%d hammers=%d rank=%d", level, k, m);
-                    per_rank[m] = gathered[2 * m];
+                    per_rank[m] = gathered[NGATHER * m];
                     double one[1] = { per_rank[m] };
                     bench_report(&o, op_names[op], size, "us", one, 1,
-                                 (int)gathered[2 * m + 1], extra);
+                                 (int)gathered[NGATHER * m + 1], extra);
+                    for (int r = 1; r < o.nproc; r++)
+                        if (gathered[NGATHER * r + 3] > 0)
+                            rate_sum += gathered[NGATHER * r + 2] / gathered[NGATHER * r + 3];
                 }
             }
             if (o.rank == 0) {
@@ -148,14 +167,30 @@ int main(int argc, char **argv)
                 char extra[96];
                 snprintf(extra, sizeof extra, "level=%d hammers=%d rank=mean", level, k);
                 bench_report(&o, op_names[op], size, "us", mean, 1, o.iters, extra);
+                double rate[1] = { rate_sum / (o.nproc - 1) / 1e6 };
+                snprintf(extra, sizeof extra, "level=%d hammers=%d origins=%d", level, k, k + 1);
+                bench_report(&o, op_names[op], size, "Mops/s", rate, 1, o.iters, extra);
             }
         }
     }
     bench_armci_sync();
+    int status = 0;
+    if (bench_want(&o, "fadd")) {
+        long total = 0;
+        MPI_Reduce(&fadds_issued, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (o.rank == 0) {
+            int *c0 = c.counter[0];
+            ARMCI_Access_begin(c0);
+            long got = *c0;
+            ARMCI_Access_end(c0);
+            status = bench_check(&o, "fadd_hot", total, got);
+        }
+        MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
     free(per_rank);
     free(gathered);
     ARMCI_Free_local(c.local);
     bench_armci_free(c.counter);
     bench_armci_free(c.data);
-    return bench_armci_finalize(0);
+    return bench_armci_finalize(status);
 }

@@ -3,8 +3,11 @@
 ops and fadd suites of Armada and its peers, on one node and on two virtual
 nodes over TCP. It checks that every figure the report should hold is there
 and positive, that the fetch-and-add counts are exact, and that nothing was
-skipped except the operations a peer has no equivalent for. No timing is
-judged here: speed is the report's business, not a test's.
+skipped except the operations a peer has no equivalent for. Then the
+topology plumbing of issue 20: launch settings per topology, the parsing of
+ARMADA_STATS lines, and one launch of suite topomem under fcg and mfcg at 4
+virtual nodes. No timing is judged here: speed is the report's business, not
+a test's.
 
 Usage: bench_smoke.py BUILD_DIR"""
 import json
@@ -69,9 +72,70 @@ def check_ref_tcp_wait(build):
             fail("ref-tcp with REF_TCP_WAIT=%s gave no get figure:\n%s" % (wait, p.stdout))
 
 
+def check_topology_plumbing():
+    """Armada under a topology is the same program with ARMADA_TOPOLOGY set
+    (fcg: none, the default); the default set adds none; the ARMADA_STATS
+    lines of the servers become per-launch figures."""
+    ab = harness()
+    opts, env = ab.launch_env("vnode-tcp", "armada-mfcg", stats=True)
+    if env.get("ARMADA_TOPOLOGY") != "mfcg" or env.get("ARMADA_PPN") != "1" \
+            or env.get("ARMADA_STATS") != "1" or "ARMADA_TOPOLOGY=mfcg" not in opts:
+        fail("launch_env of armada-mfcg: %r %r" % (opts, env))
+    opts, env = ab.launch_env("vnode-tcp", "armada")
+    if "ARMADA_TOPOLOGY" in env or "ARMADA_STATS" in env:
+        fail("launch_env of armada sets %r" % env)
+    if ab.program("build", "armada-hypercube", "ops") != ab.program("build", "armada", "ops"):
+        fail("armada-hypercube does not run Armada's program")
+    if ab.topo_of("armcimpi") is not None or ab.topo_of("armada") != "fcg":
+        fail("topo_of names a topology wrongly")
+    out = ("armada[rank 1] stats: rmw/server=3(12B) shm_mapped=4096B server_buffers=100B "
+           "server_requests=2 endpoints=6 server_clients=3 edges_in=2 edges_out=1 "
+           "fwd_requests=10 fwd_messages=4 fwd_combined=2 fwd_in_requests=0 fwd_in_messages=0\n"
+           "armada[rank 0] stats: shm_mapped=8192B server_buffers=300B server_requests=9 "
+           "endpoints=8 server_clients=3 edges_in=2 edges_out=0 fwd_requests=6 fwd_messages=2 "
+           "fwd_combined=0 fwd_in_requests=5 fwd_in_messages=5\n"
+           "armada[rank 2] stats: put/rma=1(8B) shm_mapped=4096B server_buffers=0B "
+           "server_requests=0 endpoints=4\n")
+    job = ab.Job("vnode-tcp", "armada-mfcg", "topomem", 3, [], 1)
+    got = {(r["op"], r["stat"]): float(r["value"]) for r in ab.stats_records(job, out, 0)}
+    want = {("stats_server_buffers", "max"): 300, ("stats_server_buffers", "mean"): 200,
+            ("stats_endpoints", "max"): 8, ("stats_fwd_requests", "sum"): 16,
+            ("stats_fwd_messages", "sum"): 6, ("stats_fwd_combined", "sum"): 2}
+    for k, v in want.items():
+        if got.get(k) != v:
+            fail("ARMADA_STATS figure %s: got %r, want %r" % (k, got.get(k), v))
+
+
+def check_topomem(build):
+    """Suite topomem under fcg and mfcg at 4 virtual nodes over TCP: every
+    put arrived, each topology has its own server figures."""
+    with tempfile.TemporaryDirectory(prefix="armada-bench-topo-") as out:
+        cmd = [sys.executable, HARNESS, "--build", build, "--impls", "armada",
+               "--configs", "vnode-tcp", "--suites", "topomem", "--topologies", "fcg,mfcg",
+               "--topomem-np", "4", "--timeout", "120", "--out", out]
+        print(" ".join(cmd), flush=True)
+        if subprocess.call(cmd) != 0:
+            fail("the harness's topomem run failed")
+        with open(os.path.join(out, "results.json")) as fh:
+            res = json.load(fh)
+        with open(os.path.join(out, "report.md")) as fh:
+            report = fh.read()
+    if res["skipped"] or len(res["checks"]) != 2 or not all(c["ok"] for c in res["checks"]):
+        fail("topomem: skipped %s, checks %s" % (res["skipped"], res["checks"]))
+    for topo in ("fcg", "mfcg"):
+        for op in ("server_buffers", "endpoints", "vmhwm", "stats_endpoints"):
+            vals = [f["value"] for f in res["figures"] if f["topology"] == topo
+                    and f["op"] == op and "stat=max" in f["extra"] and f["nproc"] == 4]
+            if len(vals) != 1 or not vals[0] > 0:
+                fail("topomem %s %s: %r" % (topo, op, vals))
+    if "Server memory per topology" not in report:
+        fail("the report has no server memory table")
+
+
 def main():
     build = sys.argv[1]
     check_perftest_parse()
+    check_topology_plumbing()
     check_ref_tcp_wait(build)
     def built(name):
         return os.path.exists(os.path.join(build, "bench", name))
@@ -125,6 +189,8 @@ def main():
         fail("the report lists a missing Armada figure")
     print("bench_smoke: %d figures, %d checks exact, skips only %s" % (
         len(figs), len(checks), sorted(got_skips)))
+    check_topomem(build)
+    print("bench_smoke: topology plumbing and topomem under fcg and mfcg fine")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,16 @@ Configurations:
              peers use Open MPI's UCX one-sided component (--mca osc ucx)
   vnode-tcp  virtual nodes with UCX_TLS=tcp,self for Armada and the peers
 
+Virtual topologies (issue 20): --topologies fcg,mfcg,cfcg,hypercube adds
+the implementations armada-mfcg, armada-cfcg and armada-hypercube on the
+virtual-node configurations: Armada's programs with ARMADA_TOPOLOGY set
+(armada itself is fcg, the default), launched interleaved with the others,
+recorded with their topology, and compared with fcg in the report's topology
+section (hot-spot contention per level, uncontended ops, the issue's speed
+targets). Suite topomem (Armada only, not in the default set) measures the
+servers' request-buffer bytes, endpoints and RSS under each topology at
+--topomem-np processes (default 16,32,64) as as many virtual nodes.
+
 Every figure is the median of repeated runs: each program repeats its timing
 loop (-r) and reports the median; the harness may launch a program several
 times (--runs) and takes the median again. The launches of one configuration
@@ -42,6 +52,12 @@ from machineinfo import machine  # noqa: E402  (tools/machineinfo.py)
 
 SUITES = ["ops", "contig", "strided", "vector", "fadd", "hotspot", "pairs",
           "shift", "flood", "barrier"]
+# Suites run only when asked for (--suites): topomem reads Armada's own
+# statistics and runs on the virtual-node configurations only.
+EXTRA_SUITES = ["topomem"]
+TOPOLOGIES = ["fcg", "mfcg", "cfcg", "hypercube"]
+# The suites the default set runs on the inter-node configurations.
+INTER_SUITES = ("ops", "contig", "fadd", "strided", "flood")
 REF_SUITES = {"ops", "contig", "fadd"}  # suites the reference programs have
 IMPLS = ["armada", "armcimpi", "mpi-rma", "openshmem", "ucx", "tcp"]
 # The kernel-floor figures ref-tcp has, compared in the report's floor table.
@@ -96,6 +112,41 @@ TARGETS = {
     ],
     "vnode": _MEASURED,
 }
+
+# Issue 20's speed targets, MFCG against FCG in the same run (config
+# vnode-tcp): (suite, op, size, unit, extra, topology, bound, what). bound is
+# the largest allowed topology/fcg ratio of times, or for a rate (Mops/s) the
+# smallest allowed topology/fcg ratio.
+TOPO_TARGETS = [
+    ("hotspot", "fadd", 4, "us", "level=100;hammers=*;rank=mean", "mfcg", 0.5,
+     "100 % contention fetch-and-add, per-operation time"),
+    ("hotspot", "fadd", 4, "Mops/s", "level=100;hammers=*;origins=*", "mfcg", 2.0,
+     "100 % contention fetch-and-add, aggregate rate"),
+    ("hotspot", "putv", 1024, "us", "level=20;hammers=*;rank=mean", "mfcg", 1.0,
+     "20 % contention vector put, per-operation time"),
+    ("ops", "get", 8, "us", "", "mfcg", 2.0, "uncontended 8-byte get"),
+    ("ops", "acc", 8, "us", "", "mfcg", 2.0, "uncontended 8-byte accumulate"),
+    ("ops", "fadd", 4, "us", "", "mfcg", 2.0, "uncontended fetch-and-add"),
+]
+
+
+def topo_impl(topo):
+    """The implementation name of Armada under a topology (fcg: armada)."""
+    return "armada" if topo == "fcg" else "armada-" + topo
+
+
+def topo_label(impl):
+    """A plot label that names the topology (fcg for armada itself)."""
+    return "armada (fcg)" if impl == "armada" else impl
+
+
+def topo_of(impl):
+    """The topology of an Armada implementation name; None for the peers."""
+    if impl == "armada":
+        return "fcg"
+    if impl.startswith("armada-"):
+        return impl[len("armada-"):]
+    return None
 
 
 # ---------------------------------------------------------------- plumbing --
@@ -178,21 +229,40 @@ def suite_plan(suite, quick):
     return plan[suite]
 
 
+def topomem_jobs(args, config):
+    """Suite topomem: Armada under every topology at every process count."""
+    jobs = []
+    if config == "node":
+        return jobs   # one node has no servers
+    for np in args.topomem_np:
+        for impl in args.all_impls:
+            if topo_of(impl) is not None:
+                jobs.append(Job(config, impl, "topomem", np, [], args.topomem_runs))
+    return jobs
+
+
 def default_jobs(args):
     jobs = []
     quick = args.quick
     for config in args.configs:
         for suite in args.suites:
-            if config != "node" and suite not in ("ops", "contig", "fadd", "strided", "flood"):
+            if suite == "topomem":
+                jobs += topomem_jobs(args, config)
+                continue
+            if config != "node" and suite not in INTER_SUITES and not args.suites_given:
                 continue  # the default set keeps the inter-node configs short
             np, opts = suite_plan(suite, quick or (config != "node" and suite != "fadd"))
+            if args.np:
+                np = args.np
             if config != "node" and suite == "contig":
                 opts = opts + ["-M", "1M"]
             if config != "node" and suite == "strided":
                 opts = opts + ["-t", "64k", "-m", "64"]
-            for impl in args.impls:
+            for impl in args.all_impls:
                 if impl == "ucx":
                     continue
+                if impl != "armada" and topo_of(impl) and config == "node":
+                    continue  # topologies join the servers of several nodes
                 if impl in ("mpi-rma", "openshmem") and suite not in REF_SUITES:
                     continue
                 if impl == "tcp" and (config != "vnode-tcp" or suite not in ("ops", "fadd")):
@@ -207,7 +277,9 @@ def default_jobs(args):
 
 def program(build, impl, suite):
     bdir = os.path.join(build, "bench")
-    if impl in ("armada", "armcimpi"):
+    if topo_of(impl) is not None:
+        return [os.path.join(bdir, "armada-bench-%s" % suite)]
+    if impl == "armcimpi":
         return [os.path.join(bdir, "%s-bench-%s" % (impl, suite))]
     if impl == "mpi-rma":
         return [os.path.join(bdir, "ref-mpirma"), suite]
@@ -218,11 +290,17 @@ def program(build, impl, suite):
     return None
 
 
-def launch_env(config, impl):
-    """(mpirun options, environment additions) of an implementation."""
+def launch_env(config, impl, stats=False):
+    """(mpirun options, environment additions) of an implementation. stats:
+    Armada prints its ARMADA_STATS lines (servers, forwarding) at the end."""
     opts, env = list(MPIRUN_BASE), {}
+    topo = topo_of(impl)
+    if topo is not None and topo != "fcg":
+        env["ARMADA_TOPOLOGY"] = topo
+    if topo is not None and stats:
+        env["ARMADA_STATS"] = "1"
     if config in ("vnode", "vnode-tcp"):
-        if impl == "armada":
+        if topo is not None:
             env["ARMADA_PPN"] = "1"
         elif impl in ("armcimpi", "mpi-rma"):
             opts += ["--mca", "osc", "ucx"]
@@ -235,6 +313,55 @@ def launch_env(config, impl):
 
 # -------------------------------------------------------------------- run --
 LINE = re.compile(r"^(RESULT|SKIP|CHECK) (.*)$")
+STATS_LINE = re.compile(r"armada\[rank (\d+)\] stats:(.*)$")
+# ARMADA_STATS fields summarised per launch: (field, op, unit, reductions).
+# endpoints here are counted at ARMCI_Finalize, server-to-server ones
+# included (armada_stats_get's count during the run leaves those out).
+STATS_FIELDS = [
+    ("server_buffers", "stats_server_buffers", "B", ("max", "mean")),
+    ("endpoints", "stats_endpoints", "count", ("max", "mean")),
+    ("server_clients", "stats_server_clients", "count", ("max", "mean")),
+    ("edges_in", "stats_edges_in", "count", ("max", "mean")),
+    ("edges_out", "stats_edges_out", "count", ("max", "mean")),
+    ("fwd_requests", "stats_fwd_requests", "count", ("sum",)),
+    ("fwd_messages", "stats_fwd_messages", "count", ("sum",)),
+    ("fwd_combined", "stats_fwd_combined", "count", ("sum",)),
+    ("fwd_in_requests", "stats_fwd_in_requests", "count", ("sum",)),
+    ("fwd_in_messages", "stats_fwd_in_messages", "count", ("sum",)),
+]
+
+
+def stats_records(job, out, r):
+    """RESULT-like records of the ARMADA_STATS lines of one launch, over the
+    processes that run a server (those that print server fields)."""
+    per = {}
+    for line in out.splitlines():
+        m = STATS_LINE.search(line)
+        if not m:
+            continue
+        kv = {}
+        for tok in m.group(2).split():
+            k, _, v = tok.partition("=")
+            vm = re.match(r"^(\d+)B?$", v)
+            if vm and "/" not in k:
+                kv[k] = int(vm.group(1))
+        if "server_clients" in kv:
+            per[int(m.group(1))] = kv
+    recs = []
+    if not per:
+        return recs
+    nodes = len(per)
+    for field, op, unit, reds in STATS_FIELDS:
+        vals = [kv[field] for kv in per.values() if field in kv]
+        if not vals:
+            continue
+        for red in reds:
+            v = {"max": max, "sum": sum,
+                 "mean": lambda x: sum(x) / len(x)}[red](vals)
+            recs.append({"_kind": "RESULT", "_run": r, "impl": job.impl, "suite": job.suite,
+                         "op": op, "size": "0", "nproc": str(job.np), "value": str(v),
+                         "unit": unit, "stat": red, "nodes": str(nodes)})
+    return recs
 
 
 def parse_kv(text):
@@ -268,7 +395,8 @@ def mpi_launch(job, args, r, st):
         st["runs"].append({"status": "skipped",
                            "reason": "not built: %s" % os.path.basename(prog[0])})
         return False
-    opts, env = launch_env(job.config, job.impl)
+    opts, env = launch_env(job.config, job.impl,
+                           stats=args.topologies is not None or job.suite == "topomem")
     cmd = ["mpirun"] + opts + ["-np", str(job.np)] + prog + job.args
     rc, out, secs = run_cmd(cmd, env, args.timeout)
     status = "ok" if rc == 0 else ("timeout" if rc in (124, 137) else "failed")
@@ -280,8 +408,12 @@ def mpi_launch(job, args, r, st):
         kv = parse_kv(m.group(2))
         kv["_kind"] = m.group(1)
         kv["_run"] = r
+        if topo_of(job.impl) is not None:
+            kv["impl"] = job.impl   # the same program under another topology
         st["records"].append(kv)
         got += 1
+    if "ARMADA_STATS" in env:
+        st["records"] += stats_records(job, out, r)
     tail = "\n".join(out.splitlines()[-8:]) if status != "ok" else ""
     st["runs"].append({"status": status, "rc": rc, "seconds": round(secs, 2),
                        "command": " ".join(cmd), "env": env, "records": got, "tail": tail})
@@ -411,7 +543,8 @@ def run_group(group, args):
 
 
 # ---------------------------------------------------------------- results --
-KEY_EXTRA = ("level", "hammers", "rank", "total", "window", "origins", "pairs", "active")
+KEY_EXTRA = ("level", "hammers", "rank", "total", "window", "origins", "pairs", "active",
+             "stat", "nodes")
 
 
 def figure_key(config, kv):
@@ -451,7 +584,8 @@ def collect(jobs_done):
     for key, f in sorted(figs.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
         config, suite, op, size, unit, extra, impl = key
         vals = f["values"]
-        rows.append({"config": config, "impl": impl, "suite": suite, "op": op, "size": size,
+        rows.append({"config": config, "impl": impl, "topology": topo_of(impl),
+                     "suite": suite, "op": op, "size": size,
                      "unit": unit, "extra": extra, "value": statistics.median(vals),
                      "runs": len(vals), "run_values": vals, "by_run": f["by_run"],
                      "test": f["test"],
@@ -480,10 +614,11 @@ def fmt(v):
 def write_csv(path, rows):
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["config", "impl", "suite", "op", "size", "unit", "extra", "nproc",
-                    "value", "runs", "run_values", "test"])
+        w.writerow(["config", "impl", "topology", "suite", "op", "size", "unit", "extra",
+                    "nproc", "value", "runs", "run_values", "test"])
         for r in rows:
-            w.writerow([r["config"], r["impl"], r["suite"], r["op"], r["size"], r["unit"],
+            w.writerow([r["config"], r["impl"], r.get("topology") or "", r["suite"], r["op"],
+                        r["size"], r["unit"],
                         r["extra"], r["nproc"], "%.6g" % r["value"], r["runs"],
                         " ".join("%.6g" % v for v in r["run_values"]), r["test"]])
 
@@ -571,6 +706,8 @@ def write_markdown(path, meta, rows, skips, checks, plots, impls):
                 c["config"], c["impl"], c["suite"], c["op"], c["expected"], c["got"],
                 "yes" if c["ok"] else "**NO**"))
 
+    out += topology_section(meta, rows)
+
     # Every figure, Armada against each peer.
     out.append("\n## All figures\n")
     groups = {}
@@ -605,9 +742,222 @@ def write_markdown(path, meta, rows, skips, checks, plots, impls):
     open(path, "w").write("".join(out))
 
 
+# -------------------------------------------------------------- topologies --
+def extra_match(pattern, extra):
+    """Whether a figure's extra ("k=v;k=v") matches pattern, whose values may
+    be * (any)."""
+    want = dict(x.split("=", 1) for x in pattern.split(";") if x)
+    have = dict(x.split("=", 1) for x in extra.split(";") if x)
+    return set(want) == set(have) and all(v == "*" or have[k] == v for k, v in want.items())
+
+
+def topo_find(rows, config, suite, op, size, unit, pattern, topo):
+    """The row of one figure of Armada under topo, or None."""
+    for r in rows:
+        if (r["config"] == config and r["suite"] == suite and r["op"] == op
+                and r["size"] == size and r["unit"] == unit and r.get("topology") == topo
+                and extra_match(pattern, r["extra"])):
+            return r
+    return None
+
+
+def time_ratio(v, base):
+    """v over base (for times: below 1 means faster than base)."""
+    return v / base if v is not None and base else None
+
+
+def with_ratio(r, base, topo):
+    if r is None:
+        return "—"
+    if topo == "fcg" or base is None:
+        return fmt(r["value"])
+    return "%s (%sx)" % (fmt(r["value"]), fmt(time_ratio(r["value"], base["value"])))
+
+
+def topology_section(meta, rows):
+    """The report's section on the virtual topologies: targets, hot-spot per
+    level, uncontended ops, forwarding counters, server memory."""
+    trows = [r for r in rows if r.get("topology")]
+    topos = [t for t in TOPOLOGIES if any(r["topology"] == t for r in trows)]
+    if len(topos) < 2:
+        return []
+    configs = sorted({r["config"] for r in trows})
+    out = ["\n## Virtual topologies (issue 20)\n\n"]
+    out.append("Armada under each virtual topology (ARMADA_TOPOLOGY; `armada` is fcg, the "
+               "default), launched interleaved in the same run. `(0.52x)` after a figure is "
+               "that topology's figure over fcg's: for times below 1 is faster than fcg, "
+               "for rates (Mops/s) above 1 is faster.\n")
+    # Issue 20's speed targets.
+    tgt = [(c, t) for c in configs for t in TOPO_TARGETS
+           if t[5] in topos and topo_find(trows, c, t[0], t[1], t[2], t[3], t[4], "fcg")]
+    if tgt:
+        out.append("\n### Issue 20 speed targets\n\n")
+        out.append("The issue asks for these at 16 virtual nodes over TCP, or at 8 where no "
+                   "16-core machine is lent; `nproc` says which was run. Column `per round`: "
+                   "the ratio within each round of interleaved launches.\n\n")
+        out.append("| config | nproc | target | fcg | topology | value | ratio | per round "
+                   "| bound | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- "
+                   "| --- |\n")
+        for c, (suite, op, size, unit, pat, topo, bound, what) in tgt:
+            f = topo_find(trows, c, suite, op, size, unit, pat, "fcg")
+            m = topo_find(trows, c, suite, op, size, unit, pat, topo)
+            ratio = time_ratio(m["value"], f["value"]) if m else None
+            rate = unit not in TIME_UNITS
+            rounds = "—"
+            if m and len(f.get("by_run", {})) > 1:
+                common = sorted(set(f["by_run"]) & set(m["by_run"]))
+                rounds = " / ".join(fmt(m["by_run"][k] / f["by_run"][k]) for k in common
+                                    if f["by_run"][k]) or "—"
+            if ratio is None:
+                verdict = "**not measured**"
+            else:
+                verdict = "pass" if (ratio >= bound if rate else ratio <= bound) else "**FAIL**"
+            out.append("| %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s %sx | %s |\n" % (
+                c, f["nproc"], what, unit, fmt(f["value"]), topo,
+                fmt(m["value"]) if m else "—", fmt(ratio), rounds, ">=" if rate else "<=",
+                fmt(bound), verdict))
+    # Hot-spot contention per level.
+    for c in configs:
+        for op in ("fadd", "putv"):
+            levels = sorted({int(dict(x.split("=", 1) for x in r["extra"].split(";"))["level"])
+                             for r in trows if r["config"] == c and r["suite"] == "hotspot"
+                             and r["op"] == op})
+            if not levels:
+                continue
+            size = 4 if op == "fadd" else 1024
+            nproc = next(r["nproc"] for r in trows if r["config"] == c
+                         and r["suite"] == "hotspot" and r["op"] == op)
+            out.append("\n### Hot spot: %s to rank 0 (%s, %d processes)\n\n" % (op, c, nproc))
+            out.append("Mean over the measuring ranks of the time per operation (us), and the "
+                       "aggregate rate of the measuring rank and its hammers (Mops/s).\n\n")
+            out.append("| level | hammers |" + "".join(" %s us |" % t for t in topos)
+                       + "".join(" %s Mops/s |" % t for t in topos) + "\n|"
+                       + " --- |" * (2 + 2 * len(topos)) + "\n")
+            for lvl in levels:
+                pat_t = "level=%d;hammers=*;rank=mean" % lvl
+                pat_r = "level=%d;hammers=*;origins=*" % lvl
+                ft = topo_find(trows, c, "hotspot", op, size, "us", pat_t, "fcg")
+                fr = topo_find(trows, c, "hotspot", op, size, "Mops/s", pat_r, "fcg")
+                any_r = ft or next((topo_find(trows, c, "hotspot", op, size, "us", pat_t, t)
+                                    for t in topos), None)
+                hm = dict(x.split("=", 1) for x in any_r["extra"].split(";"))["hammers"] \
+                    if any_r else "?"
+                cells = [str(lvl), hm]
+                cells += [with_ratio(topo_find(trows, c, "hotspot", op, size, "us", pat_t, t),
+                                     ft, t) for t in topos]
+                cells += [with_ratio(topo_find(trows, c, "hotspot", op, size, "Mops/s", pat_r,
+                                               t), fr, t) for t in topos]
+                out.append("| " + " | ".join(cells) + " |\n")
+    # Uncontended operations.
+    for c in configs:
+        ops = sorted({(r["op"], r["size"], r["unit"]) for r in trows
+                      if r["config"] == c and r["suite"] == "ops"
+                      and not r["op"].startswith("stats_")}, key=lambda k: (k[2], k[0]))
+        if not ops:
+            continue
+        nproc = next(r["nproc"] for r in trows if r["config"] == c and r["suite"] == "ops")
+        out.append("\n### Uncontended operations, rank 0 to the last rank (%s, %d processes)"
+                   "\n\n" % (c, nproc))
+        out.append("| op | size | unit |" + "".join(" %s |" % t for t in topos) + "\n|"
+                   + " --- |" * (3 + len(topos)) + "\n")
+        for op, size, unit in ops:
+            f = topo_find(trows, c, "ops", op, size, unit, "", "fcg")
+            out.append("| %s | %d | %s | " % (op, size, unit) + " | ".join(
+                with_ratio(topo_find(trows, c, "ops", op, size, unit, "", t), f, t)
+                for t in topos) + " |\n")
+    out += forwarding_table(trows, topos)
+    out += topomem_tables(trows, topos)
+    return out
+
+
+def forwarding_table(trows, topos):
+    """The servers' forwarding counters (ARMADA_STATS, summed over servers)."""
+    keys = sorted({(r["config"], r["suite"], r["nproc"]) for r in trows
+                   if r["op"] == "stats_fwd_requests" and r["suite"] != "topomem"})
+    if not keys:
+        return []
+    out = ["\n### Forwarding, aggregation and combining (ARMADA_STATS)\n\n",
+           "Summed over the servers of one launch (the median launch figure): requests "
+           "servers sent on, the messages they travelled in (requests per message = the "
+           "aggregation ratio), and fetch-and-adds folded into others.\n\n",
+           "| config | suite | nproc | topology | fwd requests | fwd messages | requests per "
+           "message | combined |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n"]
+    for c, suite, nproc in keys:
+        for t in topos:
+            got = {}
+            for op in ("stats_fwd_requests", "stats_fwd_messages", "stats_fwd_combined"):
+                r = next((r for r in trows if r["config"] == c and r["suite"] == suite
+                          and r["nproc"] == nproc and r["topology"] == t and r["op"] == op),
+                         None)
+                got[op] = r["value"] if r else None
+            req, msg = got["stats_fwd_requests"], got["stats_fwd_messages"]
+            out.append("| %s | %s | %d | %s | %s | %s | %s | %s |\n" % (
+                c, suite, nproc, t, fmt(req), fmt(msg),
+                fmt(req / msg) if req is not None and msg else "—",
+                fmt(got["stats_fwd_combined"])))
+    return out
+
+
+TOPOMEM_FIGS = [  # (op, unit, stat, label)
+    ("server_buffers", "B", "max", "server request buffers, bytes (max over servers)"),
+    ("server_buffers", "B", "mean", "server request buffers, bytes (mean)"),
+    ("endpoints", "count", "max", "endpoints during the run (armada_stats_get; max)"),
+    ("stats_endpoints", "count", "max", "endpoints at finalize, server-to-server included "
+     "(ARMADA_STATS; max)"),
+    ("stats_server_clients", "count", "max", "processes a server keeps slots for (max)"),
+    ("stats_edges_in", "count", "max", "neighbour servers a server keeps slots for (max)"),
+    ("vmrss", "B", "max", "VmRSS, bytes (max over node leaders)"),
+    ("vmhwm", "B", "max", "VmHWM, bytes (max over node leaders)"),
+    ("vmhwm", "B", "mean", "VmHWM, bytes (mean)"),
+]
+
+
+def topomem_tables(trows, topos):
+    mem = [r for r in trows if r["suite"] == "topomem"]
+    if not mem:
+        return []
+    out = ["\n### Server memory per topology (suite topomem)\n\n",
+           "Every process puts 8 B to every other process once, then each node leader "
+           "reads its server's request-buffer bytes (armada_stats_get; allocated at "
+           "start-up), its endpoints and its RSS (/proc/self/status). One process per "
+           "virtual node (ARMADA_PPN=1). `endpoints during the run` is armada_stats_get's "
+           "count, taken at ARMCI_Init: client-to-server and server-to-client endpoints, "
+           "not the server-to-server ones; `endpoints at finalize` is the ARMADA_STATS "
+           "count, which includes them. VmRSS and VmHWM count resident pages only: the "
+           "servers allocate their request buffers at start-up, and a buffer's pages become "
+           "resident when a request is first written into them, so RSS follows the slots "
+           "used, not the bytes allocated. `(4.0x)` is the reduction against fcg "
+           "(fcg / topology).\n"]
+    for c in sorted({r["config"] for r in mem}):
+        for nodes in sorted({r["nproc"] for r in mem if r["config"] == c}):
+            out.append("\n%s, %d processes as %d virtual nodes:\n\n" % (c, nodes, nodes))
+            out.append("| figure |" + "".join(" %s |" % t for t in topos) + "\n|"
+                       + " --- |" * (1 + len(topos)) + "\n")
+            for op, unit, stat, label in TOPOMEM_FIGS:
+                def get(t):
+                    return next((r for r in mem if r["config"] == c and r["nproc"] == nodes
+                                 and r["op"] == op and r["unit"] == unit
+                                 and r["topology"] == t
+                                 and extra_match("stat=%s;nodes=*" % stat, r["extra"])), None)
+                f = get("fcg")
+                cells = []
+                for t in topos:
+                    r = get(t)
+                    if r is None:
+                        cells.append("—")
+                    elif t == "fcg" or f is None or not r["value"] or not f["value"]:
+                        cells.append(fmt(r["value"]))
+                    else:
+                        cells.append("%s (%sx)" % (fmt(r["value"]), fmt(f["value"] / r["value"])))
+                out.append("| %s | %s |\n" % (label, " | ".join(cells)))
+    return out
+
+
 # ------------------------------------------------------------------ plots --
 STYLE = {"armada": ("C0", "o"), "armcimpi": ("C1", "s"), "mpi-rma": ("C2", "^"),
-         "openshmem": ("C3", "v"), "ucx": ("C4", "x"), "tcp": ("C5", "+")}
+         "openshmem": ("C3", "v"), "ucx": ("C4", "x"), "tcp": ("C5", "+"),
+         "armada-mfcg": ("C6", "D"), "armada-cfcg": ("C8", "P"),
+         "armada-hypercube": ("C9", "*")}
 
 
 def spans_decades(values):
@@ -627,13 +977,12 @@ def make_plots(outdir, rows):
         return [r for r in rows if all(r.get(k) == v for k, v in want.items())]
 
     def series_plot(fname, title, panels, xlabel, ylabel, logx=True, logy=True):
-        """logy=None: logarithmic where the values span more than a decade."""
+        """logy=None: logarithmic in each panel whose values span more than a
+        decade."""
         panels = [(t, s) for t, s in panels if s]
         if not panels:
             return
-        if logy is None:
-            logy = spans_decades([p[1] for _, series in panels for _, pts in series
-                                  for p in pts])
+        auto_logy = logy is None
         fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
         for ax, (ptitle, series) in zip(axes[0], panels):
             for label, pts in series:
@@ -645,7 +994,8 @@ def make_plots(outdir, rows):
                         linestyle="--" if "tcp" in label else "-")
             if logx:
                 ax.set_xscale("log", base=2)
-            if logy:
+            if (spans_decades([p[1] for _, pts in series for p in pts]) if auto_logy
+                    else logy):
                 ax.set_yscale("log")
             ax.set_title(ptitle)
             ax.set_xlabel(xlabel)
@@ -721,9 +1071,61 @@ def make_plots(outdir, rows):
                         "Hot-spot %s to rank 0 against contention (%s)" % (op, c),
                         [("mean over ranks", mean_series)], "% of other processes hammering",
                         "us per operation", logx=False, logy=None)
-            series_plot("hotspot-%s-ranks-%s.png" % (op, c),
-                        "Per-rank %s time to rank 0 (%s)" % (op, c), rank_panels,
-                        "rank", "us per operation", logx=False, logy=None)
+            if len([i for i in impls if topo_of(i)]) > 1:
+                # Under several topologies: the paper's Figs 10-12 instead,
+                # one panel per level, one line per topology.
+                panels = []
+                for lvl in sorted({int(dict(x.split("=", 1) for x in r["extra"].split(";"))
+                                       ["level"]) for r in hs}):
+                    series = []
+                    for impl in impls:
+                        pts = []
+                        for r in hs:
+                            kv = dict(x.split("=", 1) for x in r["extra"].split(";"))
+                            if (r["impl"] == impl and r["unit"] == "us"
+                                    and kv.get("level") == str(lvl)
+                                    and kv.get("rank", "mean") != "mean"):
+                                pts.append((int(kv["rank"]), r["value"]))
+                        if pts:
+                            series.append((topo_label(impl), pts))
+                    panels.append(("%d%% hammering" % lvl, series))
+                series_plot("hotspot-%s-topo-%s.png" % (op, c),
+                            "Per-rank %s time to rank 0 under each topology (%s)" % (op, c),
+                            panels, "measuring rank", "us per operation", logx=False, logy=None)
+                rates = []
+                for impl in impls:
+                    pts = []
+                    for r in hs:
+                        kv = dict(x.split("=", 1) for x in r["extra"].split(";"))
+                        if r["impl"] == impl and r["unit"] == "Mops/s":
+                            pts.append((int(kv["level"]), r["value"]))
+                    if pts:
+                        rates.append((topo_label(impl), pts))
+                series_plot("hotspot-%s-rate-%s.png" % (op, c),
+                            "Aggregate %s rate to rank 0 (%s)" % (op, c),
+                            [("measuring rank + hammers", rates)],
+                            "% of other processes hammering", "Mops/s", logx=False, logy=None)
+            else:
+                series_plot("hotspot-%s-ranks-%s.png" % (op, c),
+                            "Per-rank %s time to rank 0 (%s)" % (op, c), rank_panels,
+                            "rank", "us per operation", logx=False, logy=None)
+        # Server memory against process count, one line per topology.
+        mem = [r for r in rows if r["config"] == c and r["suite"] == "topomem"]
+        panels = []
+        for op, unit, stat, label in (("server_buffers", "B", "max", "request buffers per server"),
+                                      ("vmhwm", "B", "max", "VmHWM per node leader"),
+                                      ("stats_endpoints", "count", "max",
+                                       "endpoints per process (finalize)")):
+            series = []
+            for impl in impls:
+                pts = [(r["nproc"], r["value"] / (1 if unit == "count" else 1048576.0))
+                       for r in mem if r["impl"] == impl and r["op"] == op
+                       and extra_match("stat=%s;nodes=*" % stat, r["extra"])]
+                if pts:
+                    series.append((topo_label(impl), pts))
+            panels.append((label + ("" if unit == "count" else " (MiB)"), series))
+        series_plot("topomem-%s.png" % c, "Server memory against processes (%s)" % c,
+                    panels, "processes (= virtual nodes)", "MiB / count", logx=True, logy=None)
     return files
 
 
@@ -735,7 +1137,9 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="CMake build folder")
     ap.add_argument("--default", action="store_true", help="run the default set")
     ap.add_argument("--quick", action="store_true", help="shorter runs (smoke test)")
-    ap.add_argument("--suites", default=",".join(SUITES))
+    ap.add_argument("--suites", default=None,
+                    help="comma-separated (default: %s; also: %s)" % (
+                        ",".join(SUITES), ",".join(EXTRA_SUITES)))
     ap.add_argument("--impls", default=",".join(IMPLS))
     ap.add_argument("--configs", default=",".join(CONFIGS))
     ap.add_argument("--runs", type=int, default=0,
@@ -745,13 +1149,35 @@ def main():
                     help="total seconds; later jobs are reported as skipped "
                          "(default 540 with --default, else none)")
     ap.add_argument("--out", default=None, help="report folder (default report/bench-<date>)")
+    ap.add_argument("--topologies", default=None,
+                    help="run Armada under each of these virtual topologies side by side "
+                         "on the virtual-node configurations (%s; fcg is armada itself)"
+                         % ",".join(TOPOLOGIES))
+    ap.add_argument("--np", type=int, default=0,
+                    help="processes of every suite but topomem (default: the suite's own)")
+    ap.add_argument("--topomem-np", default="16,32,64",
+                    help="process counts (= virtual nodes) of suite topomem")
+    ap.add_argument("--topomem-runs", type=int, default=1,
+                    help="launches per topology and process count of suite topomem "
+                         "(its byte counts are exact; RSS varies a little)")
     args = ap.parse_args()
-    args.suites = [s for s in args.suites.split(",") if s]
+    args.suites_given = args.suites is not None
+    args.suites = [s for s in (args.suites or ",".join(SUITES)).split(",") if s]
     args.impls = [s for s in args.impls.split(",") if s]
     args.configs = [s for s in args.configs.split(",") if s]
     for s in args.suites:
-        if s not in SUITES:
+        if s not in SUITES + EXTRA_SUITES:
             ap.error("unknown suite %s" % s)
+    args.all_impls = list(args.impls)
+    if args.topologies is not None:
+        topos = [t for t in args.topologies.split(",") if t]
+        for t in topos:
+            if t not in TOPOLOGIES:
+                ap.error("unknown topology %s" % t)
+        if "armada" not in args.all_impls:
+            args.all_impls.insert(0, "armada")
+        args.all_impls += [topo_impl(t) for t in topos if t != "fcg"]
+    args.topomem_np = [int(x) for x in args.topomem_np.split(",") if x]
     for c in args.configs:
         if c not in CONFIGS:
             ap.error("unknown config %s" % c)
@@ -797,7 +1223,8 @@ def main():
             "vnode": "virtual nodes ARMADA_PPN=1, UCX default transports; peers with --mca osc ucx",
             "vnode-tcp": "virtual nodes ARMADA_PPN=1 with UCX_TLS=tcp,self; peers with --mca osc ucx -x UCX_TLS=tcp,self",
         },
-        "suites": args.suites, "impls": args.impls,
+        "suites": args.suites, "impls": args.all_impls,
+        "topologies": args.topologies.split(",") if args.topologies else None,
         "jobs": [{"config": j.config, "impl": j.impl, "suite": j.suite, "np": j.np,
                   "args": j.args, "runs": runs} for j, _, runs in done],
     }
@@ -816,7 +1243,7 @@ def main():
                   fh, indent=1)
     write_csv(os.path.join(outdir, "results.csv"), rows)
     write_markdown(os.path.join(outdir, "report.md"), meta, rows, skips, checks, plots,
-                   args.impls)
+                   args.all_impls)
     log("armada-bench: done in %.0fs: %d figures, %d failed/skipped, report %s" % (
         meta["seconds"], len(rows), len(skips), os.path.join(outdir, "report.md")))
     bad = [c for c in checks if not c["ok"]]
