@@ -270,8 +270,7 @@ static void print_edges(const arm_core_t *c)
     for (int i = 0; arm_server_edge_stats(arm_rc.server, i, &node, &req, &msg, &comb); i++)
         if (msg)
             fprintf(stderr, "armada[rank %d] server of node %d -> node %d: %llu requests in "
-                    "%llu messages (%.2f per message), %llu more fetch-and-adds combined into "
-                    "them\n", c->me, c->my_node, node, (unsigned long long)req,
+                    "%llu messages (%.2f per message), %llu more combined into them\n", c->me, c->my_node, node, (unsigned long long)req,
                     (unsigned long long)msg, (double)req / (double)msg,
                     (unsigned long long)comb);
 }

@@ -48,7 +48,8 @@ typedef struct arm_server_params {
     const arm_topo_t *topo;
     const int *node_of;           /* [nproc] node of each rank                 */
     int edge_slots;
-    int combine;                  /* combine fetch-and-adds on the way         */
+    int combine;                  /* combine fetch-and-adds (and one-int
+                                     accumulates) on the way                  */
 } arm_server_params_t;
 
 typedef struct arm_server_stats {
@@ -63,7 +64,8 @@ typedef struct arm_server_stats {
     uint64_t edges_out;           /* neighbour servers forwarded to (so far)   */
     uint64_t fwd_requests;        /* requests sent on toward their target      */
     uint64_t fwd_messages;        /* messages those travelled in               */
-    uint64_t fwd_combined;        /* fetch-and-adds folded into another        */
+    uint64_t fwd_combined;        /* requests folded into another (fetch-and-adds,
+                                     one-int accumulates)                      */
     uint64_t fwd_in_requests;     /* requests that arrived from a server       */
     uint64_t fwd_in_messages;     /* messages those arrived in                 */
     uint64_t credit_waits;        /* times a forward waited for an edge credit */

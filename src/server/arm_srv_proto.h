@@ -107,10 +107,12 @@ typedef struct arm_srv_rep {
  * slot back in an ARM_SRV_AM_CREDIT message once every entry is served or
  * sent on. The target replies straight to each request's origin.
  *
- * Combining: an entry with ncomb > 0 is a fetch-and-add whose operand is the
- * sum of ncomb origins' operands; its data is ncomb arm_srv_comb_t in the
- * order they were combined. The target adds the sum once and replies to
- * each origin with the old value plus the operands before its own. */
+ * Combining: an entry with ncomb > 0 is a fetch-and-add, or an accumulate
+ * of one int or long wanting no reply, whose operand is the sum of ncomb
+ * origins' operands (for an accumulate: scale x element); its data is ncomb
+ * arm_srv_comb_t in the order they were combined. The target adds the sum
+ * once; a fetch-and-add answers each origin with the old value plus the
+ * operands before its own. */
 typedef struct arm_srv_fwd_hdr {
     int32_t  from_node;   /* the sending server's node                       */
     uint32_t nreq;        /* entries                                         */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "server/srv_int.h"
+#include "util/arm_acc.h"
 #include "util/arm_log.h"
 
 /* ---- the reply pool -------------------------------------------------------------- */
@@ -147,8 +148,34 @@ arm_status_t srv_on_fwd(void *arg, const arm_net_am_msg_t *msg)
 }
 
 /* ---- serving its entries ------------------------------------------------------- */
-/* A combined fetch-and-add: the sum is added once; origin i gets the old
- * value plus the operands of the origins before it. */
+/* The sum of a combined accumulate of one int or long, added once under
+ * the target's accumulate lock (scale 1: each origin's operand is already
+ * scale x element). */
+static arm_status_t acc_sum(struct arm_server *s, const arm_srv_req_t *r, char *why)
+{
+    size_t n = arm_acc_elem_size(r->sub);
+    char *p = srv_addr(s, r->raddr, n, why);
+    if (!p)
+        return ARM_ERR_INVALID_ARG;
+    if (r->target < 0 || r->target >= s->p.nproc || !s->p.acc_lock[r->target]) {
+        snprintf(why, SRV_WHY_MAX, "rank %d has no accumulate lock on node %d", r->target,
+                 s->p.node);
+        return ARM_ERR_INVALID_ARG;
+    }
+    int i32 = (int)r->operand, one32 = 1;
+    long i64 = (long)r->operand, one64 = 1;
+    arm_shm_mutex_lock(s->p.acc_lock[r->target]);
+    if (r->sub == ARM_ACC_INT)
+        arm_acc_apply(ARM_ACC_INT, &one32, p, &i32, n);
+    else
+        arm_acc_apply(ARM_ACC_LNG, &one64, p, &i64, n);
+    arm_shm_mutex_unlock(s->p.acc_lock[r->target]);
+    return ARM_OK;
+}
+
+/* A combined entry: the sum is applied once. A fetch-and-add answers
+ * origin i with the old value plus the operands of the origins before it;
+ * an accumulate answers only if it failed. */
 static int serve_combined(struct arm_server *s, srv_slot_t *agg, const arm_srv_fwd_ent_t *ent,
                           const char *data)
 {
@@ -156,20 +183,28 @@ static int serve_combined(struct arm_server *s, srv_slot_t *agg, const arm_srv_f
         return 0;
     char why[SRV_WHY_MAX];
     srv_out_t out = { 0, NULL, 0, 0, { NULL, 0 }, 0, why };
-    srv_slot_t v;
-    memset(&v, 0, sizeof v);
-    v.req = ent->req;
-    v.cl = agg->cl;
-    arm_status_t st = ent->dlen == ent->ncomb * sizeof(arm_srv_comb_t)
-        ? srv_handler_of(ARM_SRV_RMW)->fn(s, &v, &out)
-        : ARM_ERR_INVALID_ARG;
-    if (ent->dlen != ent->ncomb * sizeof(arm_srv_comb_t))
-        snprintf(why, sizeof why, "combined fetch-and-add of %u origins carries %u bytes",
-                 ent->ncomb, ent->dlen);
+    int is_acc = ent->req.op == ARM_SRV_ACC;
+    arm_status_t st = ARM_ERR_INVALID_ARG;
+    if (ent->dlen != ent->ncomb * sizeof(arm_srv_comb_t) ||
+        (is_acc && ent->req.sub != ARM_ACC_INT && ent->req.sub != ARM_ACC_LNG)) {
+        snprintf(why, sizeof why, "combined %s of %u origins carries %u bytes",
+                 is_acc ? "accumulate" : "fetch-and-add", ent->ncomb, ent->dlen);
+    } else if (is_acc) {
+        st = acc_sum(s, &ent->req, why);
+    } else {
+        srv_slot_t v;
+        memset(&v, 0, sizeof v);
+        v.req = ent->req;
+        v.cl = agg->cl;
+        st = srv_handler_of(ARM_SRV_RMW)->fn(s, &v, &out);
+    }
     int64_t prefix = 0;
     for (uint32_t i = 0; i < ent->ncomb; i++) {
         arm_srv_comb_t c;
         memcpy(&c, data + (size_t)i * sizeof c, sizeof c);
+        s->stats.requests++;
+        if (st == ARM_OK && is_acc)
+            continue;
         srv_prec_t *p = pool_get(s);
         p->rec.cl = agg->cl;
         int64_t val = ent->req.sub == ARM_SRV_FADD32 ? (int64_t)(int32_t)(out.value + prefix)
@@ -179,7 +214,6 @@ static int serve_combined(struct arm_server *s, srv_slot_t *agg, const arm_srv_f
         else
             prec_refuse(s, p, c.src, c.req_id, st, why);
         prefix += c.operand;
-        s->stats.requests++;
     }
     return 1;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "server/srv_int.h"
+#include "util/arm_acc.h"
 #include "util/arm_log.h"
 
 static size_t pad8(size_t n)
@@ -198,36 +199,72 @@ static srv_obuf_t *filling(srv_oedge_t *e, size_t need, size_t cap)
     return NULL;
 }
 
-static int can_combine(const arm_srv_fwd_ent_t *a, const arm_srv_req_t *r)
+/* What can be combined: fetch-and-adds (the reply split back), and
+ * accumulates of one int or long that want no reply (integer sums are exact
+ * in any order; floating-point ones would round differently). */
+enum { COMB_NONE = 0, COMB_FADD, COMB_ACC };
+
+static int comb_kind(const arm_srv_req_t *r, size_t dlen, uint32_t ncomb)
 {
-    return a->req.op == ARM_SRV_RMW && r->op == ARM_SRV_RMW && a->req.sub == r->sub &&
-           (r->sub == ARM_SRV_FADD32 || r->sub == ARM_SRV_FADD64) &&
-           a->req.raddr == r->raddr && a->req.target == r->target;
+    if (r->op == ARM_SRV_RMW && (r->sub == ARM_SRV_FADD32 || r->sub == ARM_SRV_FADD64))
+        return COMB_FADD;
+    if (r->op == ARM_SRV_ACC && (r->sub == ARM_ACC_INT || r->sub == ARM_ACC_LNG) &&
+        (r->req_id & ARM_SRV_REQ_NOREPLY) && r->len == arm_acc_elem_size(r->sub) &&
+        (ncomb || dlen == r->len))
+        return COMB_ACC;
+    return COMB_NONE;
 }
 
-/* Folds fetch-and-add r (ncomb origins in cdata, or one plain) into the last
- * entry of b when both add to one address; 1 when done. */
+/* The amount a plain request adds: the operand, or scale x element. */
+static int64_t plain_operand(const arm_srv_req_t *r, const void *data)
+{
+    if (r->op != ARM_SRV_ACC)
+        return r->operand;
+    if (r->sub == ARM_ACC_INT) {
+        int v, acc = 0;
+        memcpy(&v, data, sizeof v);
+        arm_acc_apply(ARM_ACC_INT, r->scale, &acc, &v, sizeof v);
+        return acc;
+    }
+    long v, acc = 0;
+    memcpy(&v, data, sizeof v);
+    arm_acc_apply(ARM_ACC_LNG, r->scale, &acc, &v, sizeof v);
+    return acc;
+}
+
+static int same_target(const arm_srv_req_t *a, const arm_srv_req_t *r)
+{
+    return a->op == r->op && a->sub == r->sub && a->raddr == r->raddr && a->target == r->target;
+}
+
+/* Folds r (ncomb origins in data, or one plain request with its data) into
+ * the last entry of b when both add to one address the same way; 1 when
+ * done. */
 static int combine(struct arm_server *s, srv_obuf_t *b, const arm_srv_req_t *r, uint32_t ncomb,
-                   const void *cdata)
+                   const void *data, size_t dlen)
 {
     if (!s->p.combine || !b || b->state != OBUF_FILLING || !b->hdr.nreq)
         return 0;
     arm_srv_fwd_ent_t last;
     memcpy(&last, b->data + b->last, sizeof last);
+    int kind = comb_kind(r, dlen, ncomb);
+    if (!kind || !same_target(&last.req, r) || comb_kind(&last.req, last.dlen, last.ncomb) != kind)
+        return 0;
     uint32_t have = last.ncomb ? last.ncomb : 1, add = ncomb ? ncomb : 1;
-    size_t grow = (size_t)(have + add) * sizeof(arm_srv_comb_t) - last.dlen;
-    if (!can_combine(&last, r) || have + add > SRV_COMB_MAX || b->used + grow > s->edge_cap)
+    /* In the buffer the entry's data is padded to 8 bytes. */
+    size_t grow = (size_t)(have + add) * sizeof(arm_srv_comb_t) - pad8(last.dlen);
+    if (have + add > SRV_COMB_MAX || b->used + grow > s->edge_cap)
         return 0;
     char *d = b->data + b->last + sizeof last;
     if (!last.ncomb) {
-        arm_srv_comb_t c0 = { last.req.src, 0, last.req.req_id, last.req.operand };
+        arm_srv_comb_t c0 = { last.req.src, 0, last.req.req_id, plain_operand(&last.req, d) };
         memcpy(d, &c0, sizeof c0);
     }
     if (ncomb) {
-        memcpy(d + (size_t)have * sizeof(arm_srv_comb_t), cdata,
+        memcpy(d + (size_t)have * sizeof(arm_srv_comb_t), data,
                (size_t)ncomb * sizeof(arm_srv_comb_t));
     } else {
-        arm_srv_comb_t c1 = { r->src, 0, r->req_id, r->operand };
+        arm_srv_comb_t c1 = { r->src, 0, r->req_id, plain_operand(r, data) };
         memcpy(d + (size_t)have * sizeof(arm_srv_comb_t), &c1, sizeof c1);
     }
     int64_t sum = 0;
@@ -268,7 +305,7 @@ arm_status_t srv_fwd_add_ent(struct arm_server *s, int dst, const arm_srv_req_t 
         return ARM_ERR_INVALID_ARG;
     }
     srv_obuf_t *cur = e->norder ? &e->buf[e->order[e->norder - 1]] : NULL;
-    if (combine(s, cur, r, ncomb, data)) {
+    if (combine(s, cur, r, ncomb, data, dlen)) {
         e->combined += ncomb ? ncomb : 1;
         s->stats.fwd_combined += ncomb ? ncomb : 1;
         return ARM_OK;

@@ -1,5 +1,6 @@
 /* hotfadd: every rank but 0 hammers one int and one long counter of rank 0
- * with fetch-and-adds of its own increment (1, 2 or 3). Under a virtual
+ * with fetch-and-adds of its own increment (1, 2 or 3), then accumulates
+ * into a third int N times its rank-dependent value with a scale. Under a virtual
  * topology the forwarding servers combine the ones that meet (issue 20,
  * item 4); each origin must still get the value of some serial order: the
  * fetched values, sorted, with their increments, tile [0, final) with no
@@ -51,12 +52,13 @@ int main(int argc, char **argv)
     int n = argc > 1 ? atoi(argv[1]) : 300;
     if (n < 1)
         n = 1;
-    struct cells { int ctr; int pad; long lctr; };
+    struct cells { int ctr; int acc; long lctr; };
     void **base = malloc(sizeof(void *) * (size_t)np);
     CHECK_EQ(ARMCI_Malloc(base, (int)sizeof(struct cells)), 0, "ARMCI_Malloc");
     struct cells *mine = base[me];
     ARMCI_Access_begin(mine);
     mine->ctr = 0;
+    mine->acc = 0;
     mine->lctr = 5L << 33;
     ARMCI_Access_end(mine);
     ARMCI_Barrier();
@@ -77,12 +79,22 @@ int main(int argc, char **argv)
         mono &= k == 0 || (gi[k].v > gi[k - 1].v && gl[k].v > gl[k - 1].v);
     }
     CHECK(mono, "rank %d: its own fetched values increase", me);
+    /* Accumulates of one int (combined on the way when they travel as
+     * single requests, ARMADA_AGGREGATE=0): the total must be exact. */
+    int one = me, scale = 1 + me % 2;
+    for (int k = 0; k < n && me != 0; k++)
+        ARMCI_Acc(ARMCI_ACC_INT, &scale, &one, &c0->acc, (int)sizeof one, 0);
+    ARMCI_AllFence();
     ARMCI_Barrier();
     long fi = 0, fl = 0;
     if (me == 0) {
         ARMCI_Access_begin(mine);
         fi = mine->ctr;
         fl = mine->lctr;
+        long want = 0;
+        for (int r = 1; r < np; r++)
+            want += (long)n * r * (1 + r % 2);
+        CHECK(mine->acc == want, "accumulated %d, want %ld", mine->acc, want);
         ARMCI_Access_end(mine);
     }
     check_tiling("int counter", gi, n, 0, fi, me, np);

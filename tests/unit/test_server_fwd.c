@@ -305,6 +305,57 @@ static void combining(void)
     free(w);
 }
 
+/* Accumulates of one int and one long from two origins meet at node 6 and
+ * are applied once each, scaled; a double is never combined. */
+static void combining_acc(void)
+{
+    world_t *w = malloc(sizeof *w);
+    w_init(w, ARM_TOPO_MFCG, 9, "3x3", 2);
+    int expect_i = 0;
+    long expect_l = 0;
+    uint64_t before = w->s[6]->stats.fwd_combined;
+    for (int k = 0; k < 3; k++)
+        for (int o = 7; o <= 8; o++) {
+            int vi = 10 * k + o, si = o - 5;
+            arm_srv_req_t a = req(w, o, 0, ARM_SRV_ACC, addr(w, 0, 1024), sizeof vi, 0);
+            a.sub = 0;   /* ARM_ACC_INT */
+            memcpy(a.scale, &si, sizeof si);
+            send_req(w, &a, &vi, sizeof vi, 0);
+            expect_i += si * vi;
+        }
+    for (int k = 0; k < 3; k++)
+        for (int o = 7; o <= 8; o++) {
+            long vl = 1000L * k + o, sl = 2;
+            arm_srv_req_t b = req(w, o, 0, ARM_SRV_ACC, addr(w, 0, 1032), sizeof vl, 0);
+            b.sub = 1;   /* ARM_ACC_LNG */
+            memcpy(b.scale, &sl, sizeof sl);
+            send_req(w, &b, &vl, sizeof vl, 0);
+            expect_l += sl * vl;
+        }
+    double vd = 1.5, sd = 1.0;
+    for (int o = 7; o <= 8; o++) {
+        arm_srv_req_t d = req(w, o, 0, ARM_SRV_ACC, addr(w, 0, 1040), sizeof vd, 0);
+        d.sub = 3;   /* ARM_ACC_DBL */
+        memcpy(d.scale, &sd, sizeof sd);
+        send_req(w, &d, &vd, sizeof vd, 0);
+    }
+    w_run(w);
+    int gi;
+    long gl;
+    double gd;
+    memcpy(&gi, w->mem[0] + 1024, sizeof gi);
+    memcpy(&gl, w->mem[0] + 1032, sizeof gl);
+    memcpy(&gd, w->mem[0] + 1040, sizeof gd);
+    CHECK(gi == expect_i && gl == expect_l && gd == 3.0,
+          "accumulated int %d (want %d), long %ld (want %ld), double %g (want 3)", gi, expect_i,
+          gl, expect_l, gd);
+    CHECK(w->s[6]->stats.fwd_combined - before == 10,
+          "node 6 folded 5 int and 5 long accumulates into the first of each, the doubles "
+          "into nothing (%llu folded)", (unsigned long long)(w->s[6]->stats.fwd_combined - before));
+    w_fini(w);
+    free(w);
+}
+
 /* A lock held at node 0 parks origin 8's forwarded lock; origin 7's put on
  * the same edge still lands; the unlock grants the parked lock. */
 static void parked_lock(void)
@@ -374,6 +425,8 @@ int main(void)
     unit_section("edge credits: a forwarder without one holds and aggregates");
     combining();
     unit_section("combined fetch-and-adds: one serial order's values");
+    combining_acc();
+    unit_section("combined one-element integer accumulates, applied once");
     parked_lock();
     unit_section("a waiting lock is parked, the edge goes on, the unlock grants it");
     refusals();
