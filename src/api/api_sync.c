@@ -351,16 +351,18 @@ int armada_stats_get(armada_stats_t *out)
 {
     if (!arm_core.initialized || !out)
         return -1;
-    *out = arm_core.stats;
-    out->shm_bytes_mapped = arm_core.shm_bytes;
+    arm_core_stats(out);
     out->handles_in_use = (uint64_t)arm_op_nb_outstanding();
     return 0;
 }
 
 void armada_stats_reset(void)
 {
-    memset(arm_core.stats.ops, 0, sizeof arm_core.stats.ops);
-    memset(arm_core.stats.bytes, 0, sizeof arm_core.stats.bytes);
+    for (int o = 0; o < ARMADA_OP_COUNT; o++)
+        for (int p = 0; p < ARMADA_PATH_COUNT; p++) {
+            atomic_store_explicit(&arm_core.opstats.ops[o][p], 0, memory_order_relaxed);
+            atomic_store_explicit(&arm_core.opstats.bytes[o][p], 0, memory_order_relaxed);
+        }
 }
 
 int armada_node_of(int rank)

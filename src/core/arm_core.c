@@ -111,8 +111,22 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
     return ARM_OK;
 }
 
-static void print_stats(const arm_core_t *c)
+void arm_core_stats(armada_stats_t *out)
 {
+    *out = arm_core.stats;
+    for (int o = 0; o < ARMADA_OP_COUNT; o++)
+        for (int p = 0; p < ARMADA_PATH_COUNT; p++) {
+            out->ops[o][p] = atomic_load_explicit(&arm_core.opstats.ops[o][p],
+                                                  memory_order_relaxed);
+            out->bytes[o][p] = atomic_load_explicit(&arm_core.opstats.bytes[o][p],
+                                                    memory_order_relaxed);
+        }
+    out->shm_bytes_mapped = arm_core.shm_bytes;
+}
+
+static void print_stats(arm_core_t *c)
+{
+    arm_core_stats(&c->stats);
     static const char *ops[ARMADA_OP_COUNT] = { "put", "get", "acc", "puts", "gets", "accs",
                                                 "putv", "getv", "accv", "rmw", "lock",
                                                 "fence" };

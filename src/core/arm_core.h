@@ -29,8 +29,33 @@ typedef struct arm_slice {
  * the last hit (most programs hit the same allocation repeatedly). */
 typedef struct arm_target_index {
     arm_slice_t *slices;
-    int n, cap, last;
+    int n, cap;
+    _Atomic int last;      /* a hint any thread may update (relaxed)        */
 } arm_target_index_t;
+
+/* Operation counters. Threads of one process (MPI_THREAD_MULTIPLE) may
+ * count at once: each counter is updated by a relaxed load and store, which
+ * costs what a plain increment costs and is no data race; two threads
+ * counting at the same instant may lose one count. */
+typedef struct arm_opstats {
+    _Atomic uint64_t ops[ARMADA_OP_COUNT][ARMADA_PATH_COUNT];
+    _Atomic uint64_t bytes[ARMADA_OP_COUNT][ARMADA_PATH_COUNT];
+} arm_opstats_t;
+
+/* A snapshot of the statistics (armada_stats_get, ARMADA_STATS). */
+void arm_core_stats(armada_stats_t *out);
+
+static inline void arm_stat_add(_Atomic uint64_t *c, uint64_t v)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+                          memory_order_relaxed);
+}
+
+#define ARM_COUNT(op, path, n)                                  \
+    do {                                                        \
+        arm_stat_add(&arm_core.opstats.ops[op][path], 1);       \
+        arm_stat_add(&arm_core.opstats.bytes[op][path], (n));   \
+    } while (0)
 
 struct arm_alloc {
     uint64_t      id;
@@ -85,7 +110,8 @@ typedef struct arm_core {
     int *mutex_count;            /* rank -> mutexes it hosts                */
     void **mutex_base;           /* rank -> base of its mutexes              */
 
-    armada_stats_t stats;
+    armada_stats_t stats;        /* ops and bytes: see opstats              */
+    arm_opstats_t opstats;
 } arm_core_t;
 
 extern arm_core_t arm_core;
@@ -122,7 +148,7 @@ static inline arm_slice_t *arm_reg_lookup(int proc, uintptr_t addr, size_t len)
     arm_slice_t *s;
     if (ix->n == 0)
         return NULL;
-    s = &ix->slices[ix->last];
+    s = &ix->slices[atomic_load_explicit(&ix->last, memory_order_relaxed)];
     if (addr >= s->base && addr - s->base < s->len && addr - s->base + len <= s->len)
         return s;
     int lo = 0, hi = ix->n - 1;
@@ -136,7 +162,7 @@ static inline arm_slice_t *arm_reg_lookup(int proc, uintptr_t addr, size_t len)
         else {
             if (addr - s->base + len > s->len)
                 return NULL;
-            ix->last = mid;
+            atomic_store_explicit(&ix->last, mid, memory_order_relaxed);
             return s;
         }
     }

@@ -8,11 +8,7 @@
 #include "util/arm_log.h"
 #include "util/arm_strided.h"
 
-#define COUNT(op, path, n)                          \
-    do {                                            \
-        arm_core.stats.ops[op][path]++;             \
-        arm_core.stats.bytes[op][path] += (n);      \
-    } while (0)
+#define COUNT(op, path, n) ARM_COUNT(op, path, n)
 
 static inline char *local_addr(const arm_slice_t *s, uintptr_t addr)
 {

@@ -157,9 +157,7 @@ static arm_status_t start_server(arm_core_t *c, int server_yield_after)
     arm_status_t st = arm_server_start(&sp, &arm_rc.server);
     if (st != ARM_OK)
         return st;
-    arm_server_stats_t ss;
-    arm_server_get_stats(arm_rc.server, &ss);
-    c->stats.server_buffer_bytes = ss.buffer_bytes;
+    c->stats.server_buffer_bytes = arm_server_start_bytes(arm_rc.server);
     return ARM_OK;
 }
 
@@ -239,11 +237,12 @@ arm_status_t arm_remote_init(arm_core_t *c)
         return st;
     read_caps(c);
     int server_yield_after = set_waiting(c);
-    if (arm_net_is_leader(arm_rc.net) && (st = start_server(c, server_yield_after)) != ARM_OK)
-        return st;
+    /* Read before the server thread runs: it owns its worker's counters. */
     arm_net_stats_t ns;
     arm_net_get_stats(arm_rc.net, &ns);
     c->stats.endpoints = ns.eps_to_server + ns.eps_to_client;
+    if (arm_net_is_leader(arm_rc.net) && (st = start_server(c, server_yield_after)) != ARM_OK)
+        return st;
     arm_rc.active = 1;
     if (arm_config.stats && c->me == 0)
         log_paths(c, server_yield_after);

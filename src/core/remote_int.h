@@ -157,11 +157,7 @@ static inline arm_path_t arm_rem_path(arm_path_family_t fam, size_t n, int node)
                            arm_rc.srv_dirty[node] || arm_rc.fencing[node], &arm_rc.ps);
 }
 
-#define COUNT(op, path, n)                          \
-    do {                                            \
-        arm_core.stats.ops[op][path]++;             \
-        arm_core.stats.bytes[op][path] += (n);      \
-    } while (0)
+#define COUNT(op, path, n) ARM_COUNT(op, path, n)
 
 /* remote_wait.c */
 int arm_rem_wait_step(int *idle, double *since, int sleep_ms);

@@ -18,6 +18,8 @@ arm_status_t arm_server_start(const arm_server_params_t *p, arm_server_t **out)
     struct arm_server *s = NULL;
     if (st == ARM_OK)
         st = srv_create(p, &srv_xport_ucx, u, &s);
+    if (st == ARM_OK)
+        s->start_bytes = s->stats.buffer_bytes;
     if (st == ARM_OK && pthread_create(&s->thread, NULL, srv_thread, s) != 0)
         st = ARM_ERR_SYSTEM;
     if (st != ARM_OK) {
@@ -53,6 +55,11 @@ void arm_server_free(arm_server_t *s)
     srv_destroy(s);
     srv_xport_ucx_fini(u);
     free(u);
+}
+
+uint64_t arm_server_start_bytes(const arm_server_t *s)
+{
+    return s->start_bytes;
 }
 
 void arm_server_get_stats(const arm_server_t *s, arm_server_stats_t *out)

@@ -78,7 +78,10 @@ void arm_server_stop(arm_server_t *s);
 /* Frees the slots; after the net layer is finalised (replies may be in flight
  * until then). */
 void arm_server_free(arm_server_t *s);
+/* Once the server is stopped (its thread owns the counters until then). */
 void arm_server_get_stats(const arm_server_t *s, arm_server_stats_t *out);
+/* Request-buffer bytes made at start, readable while the server runs. */
+uint64_t arm_server_start_bytes(const arm_server_t *s);
 /* Forwarding per outgoing edge (per hop): the i-th neighbour of this
  * server's node, what it sent there. 0 when i is past the last. */
 int arm_server_edge_stats(const arm_server_t *s, int i, int *node, uint64_t *requests,

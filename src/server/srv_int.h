@@ -173,6 +173,7 @@ struct arm_server {
     srv_client_t *blocked_tail;/* oldest first                               */
     int nblocked;
     arm_server_stats_t stats;
+    uint64_t start_bytes;      /* stats.buffer_bytes before the thread ran   */
 };
 
 /* What a handler hands back besides its status: the reply's value and
