@@ -2,7 +2,8 @@
 # Armada's front door. On a fresh Debian machine it installs what is missing
 # (Debian packages only), builds, and then:
 #   bash armada.sh demo   the showcase: armada-demo on one node and on two virtual nodes
-#   bash armada.sh test   the tests: the normal build, then the ASan/UBSan build;
+#   bash armada.sh test   the tests: the normal build, the ASan/UBSan build, then
+#                         the threaded tests in a ThreadSanitizer build;
 #                         the tests labelled full (the rest of the 16-process
 #                         matrix) are left out unless `bash armada.sh test full`
 #   bash armada.sh bench  the benchmark report (report/bench-<date>/)
@@ -33,7 +34,10 @@ case "$cmd" in
     (cd build && ctest --output-on-failure -j "$jobs" --timeout 600 -LE "$skip")
     build build-asan -DCMAKE_BUILD_TYPE=Debug -DARMADA_SANITIZE=ON \
           -DARMADA_BUILD_BENCH=OFF
-    (cd build-asan && ctest --output-on-failure -j "$jobs" --timeout 900 -LE "$skip_san") ;;
+    (cd build-asan && ctest --output-on-failure -j "$jobs" --timeout 900 -LE "$skip_san")
+    build build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DARMADA_TSAN=ON \
+          -DARMADA_BUILD_BENCH=OFF -DARMADA_BUILD_APPS=OFF
+    (cd build-tsan && ctest --output-on-failure -j "$jobs" --timeout 900 -L tsan) ;;
   bench)
     build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
     python3 tools/bench/armada_bench.py --build build --default ;;
