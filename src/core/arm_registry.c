@@ -121,46 +121,46 @@ static void seg_shortage(long long free_bytes, size_t total, size_t bytes)
 
 /* The node's segment without a name (decision 044): the creator makes an
  * anonymous memory file; the other members, then the node's server, open it
- * through /proc/<creator pid>/fd/<fd>; the creator closes its descriptor
+ * through its handle, /proc/<creator pid>/fd/<fd>; the creator closes it
  * once all have it. SEG_FALLBACK, on every member alike: the creator uses
  * names (named), has no memfd, or some member could not open the path;
  * nothing is left mapped then. Collective over ncomm. */
-static int node_segment_anon(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int creator_pid,
-                             int named, size_t total, size_t bytes)
+static int node_segment_anon(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int named,
+                             size_t total, size_t bytes)
 {
-    /* made[0]: made or unsupported; made[1]: bytes free when short; made[2]: fd */
-    long long made[3] = { 1, -1, -1 };
+    /* made: created or unsupported; bytes free when short; the handle
+     * (empty: names, on every member) */
+    struct { long long ok, free_bytes; char handle[ARM_SHM_NAME_MAX]; } made = { 1, -1, "" };
     int fd = -1;
     if (nrank == 0 && !named) {
         arm_status_t cst = arm_shm_create_anon(total, &a->seg, &fd);
-        made[0] = cst == ARM_OK || cst == ARM_ERR_UNSUPPORTED;
-        made[2] = fd;
+        made.ok = cst == ARM_OK || cst == ARM_ERR_UNSUPPORTED;
+        if (cst == ARM_OK)
+            snprintf(made.handle, sizeof made.handle, "%s", a->seg.name);
         if (cst == ARM_ERR_NO_MEMORY)
-            made[1] = arm_shm_free_bytes() >= 0 ? arm_shm_free_bytes() : 0;
+            made.free_bytes = arm_shm_free_bytes() >= 0 ? arm_shm_free_bytes() : 0;
     }
-    MPI_Bcast(made, 3, MPI_LONG_LONG, 0, ncomm);
-    if (!made[0]) {
-        if (made[1] < 0)
+    MPI_Bcast(&made, (int)sizeof made, MPI_BYTE, 0, ncomm);
+    if (!made.ok) {
+        if (made.free_bytes < 0)
             return SEG_FAILED;
-        seg_shortage(made[1], total, bytes);
+        seg_shortage(made.free_bytes, total, bytes);
         return SEG_SHORT;
     }
-    if (made[2] < 0)
+    if (!made.handle[0])
         return SEG_FALLBACK;
-    char path[ARM_SHM_NAME_MAX];
-    arm_shm_handle_path(path, sizeof path, creator_pid, (int)made[2]);
-    int ok = nrank == 0 || arm_shm_attach(path, total, &a->seg) == ARM_OK;
+    int ok = nrank == 0 || arm_shm_attach(made.handle, total, &a->seg) == ARM_OK;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
     if (!ok) {
         arm_shm_close_handle(fd);
         arm_shm_detach(&a->seg);
         return SEG_FALLBACK;
     }
-    /* Every member could open the path, so the server (same user, same
+    /* Every member could open the handle, so the server (same user, same
      * /proc) can: a server refusal stops the job. */
     if (nrank == 0) {
         a->seg_owner = 1;
-        ok = arm_remote_seg_register(a, path, total) == ARM_OK;
+        ok = arm_remote_seg_register(a, made.handle, total) == ARM_OK;
     }
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
     arm_shm_close_handle(fd);   /* every member and the server hold it now */
@@ -220,7 +220,7 @@ static arm_status_t node_segment(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int 
     static int named_only = -1;   /* -1: not decided yet */
     if (named_only < 0)
         named_only = arm_config.shm_named != 0;
-    int r = node_segment_anon(a, ncomm, nrank, creator_pid, named_only, total, bytes);
+    int r = node_segment_anon(a, ncomm, nrank, named_only, total, bytes);
     if (r == SEG_FALLBACK) {
         if (!named_only)
             arm_log(ARM_LOG_INFO, "shm", "rank %d: node segments cannot be passed through "

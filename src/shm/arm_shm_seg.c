@@ -137,10 +137,10 @@ arm_status_t arm_shm_attach(const char *name, size_t len, arm_shm_seg_t *out)
     /* A segment without a name is reached through its creator's descriptor
      * (decision 044); a named one through /dev/shm. */
     int handle = arm_shm_is_handle(name);
-    int fd = handle ? open(name, O_RDWR | O_CLOEXEC) : shm_open(name, O_RDWR, 0600);
+    int fd = handle ? arm_shm_open_handle(name, len) : shm_open(name, O_RDWR, 0600);
     if (fd < 0) {
-        arm_log(handle ? ARM_LOG_WARN : ARM_LOG_ERROR, "shm", "attaching %s failed: %s", name,
-                strerror(errno));
+        if (!handle)
+            arm_log(ARM_LOG_ERROR, "shm", "attaching %s failed: %s", name, strerror(errno));
         return ARM_ERR_SYSTEM;
     }
     arm_status_t st = arm_shm_map_fd(fd, name, len, out);

@@ -33,21 +33,25 @@ int arm_shm_sweep_stale(void);
 arm_status_t arm_shm_create(const char *name, size_t len, arm_shm_seg_t *out);
 /* Bytes /dev/shm can still give (statvfs); -1 when it cannot be asked. */
 long long arm_shm_free_bytes(void);
-/* Attaches a segment: name is either a /dev/shm name or a handle path
- * ("/proc/<pid>/fd/<fd>", from arm_shm_handle_path). */
+/* Attaches a segment: name is either a /dev/shm name or a handle (see
+ * arm_shm_handle_path). */
 arm_status_t arm_shm_attach(const char *name, size_t len, arm_shm_seg_t *out);
 
 /* Segments without a name (arm_shm_memfd.c, decision 044). create_anon
  * checks the size against /dev/shm like arm_shm_create, then makes, sizes,
- * reserves and maps an anonymous memory file and leaves its descriptor open
- * in *fd. ARM_ERR_UNSUPPORTED: no memfd here (use a name instead);
- * ARM_ERR_NO_MEMORY: the memory cannot be had. Nothing is left either way. */
+ * reserves and maps an anonymous memory file, leaves its descriptor open in
+ * *fd and its handle in out->name. ARM_ERR_UNSUPPORTED: no memfd here (use
+ * a name instead); ARM_ERR_NO_MEMORY: the memory cannot be had. Nothing is
+ * left behind when it fails. */
 #define ARM_SHM_HANDLE_PREFIX "/proc/"
 arm_status_t arm_shm_create_anon(size_t len, arm_shm_seg_t *out, int *fd);
-/* Writes the path other processes open the segment by. */
-void arm_shm_handle_path(char *path, size_t len, int pid, int fd);
-/* Whether name is a handle path rather than a /dev/shm name. */
+/* Writes a handle, "/proc/<pid>/fd/<fd>:<inode>": the path other processes
+ * open, and the inode that tells them it is the creator's file. */
+void arm_shm_handle_path(char *path, size_t len, int pid, int fd, unsigned long long ino);
+/* Whether name is a handle rather than a /dev/shm name. */
 int arm_shm_is_handle(const char *name);
+/* Opens a handle and checks its inode and size; -1 (logged) when not. */
+int arm_shm_open_handle(const char *handle, size_t len);
 /* The creator's close once every member has mapped the segment. */
 void arm_shm_close_handle(int fd);
 /* Within the shm layer: posix_fallocate every page (decision 033) and map. */

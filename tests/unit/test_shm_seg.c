@@ -287,8 +287,8 @@ static int run_child_status(pid_t pid)
 static void test_anon(void)
 {
     char path[ARM_SHM_NAME_MAX];
-    arm_shm_handle_path(path, sizeof path, 4321, 17);
-    CHECK(strcmp(path, "/proc/4321/fd/17") == 0, "handle path '%s'", path);
+    arm_shm_handle_path(path, sizeof path, 4321, 17, 99ULL);
+    CHECK(strcmp(path, "/proc/4321/fd/17:99") == 0, "handle path '%s'", path);
     CHECK(arm_shm_is_handle(path) && !arm_shm_is_handle("/armada-1-2-3"),
           "is_handle does not tell a handle path from a name");
     CHECK(arm_shm_unlink(path) == ARM_OK, "unlink of a handle path is not a no-op");
@@ -325,9 +325,23 @@ static void test_anon(void)
     for (size_t i = 0; i < SEG_LEN; i++)
         nonzero += ((unsigned char *)seg.base)[i] != 0;
     CHECK(seg.len == SEG_LEN && nonzero == 0, "len %zu, %zu non-zero bytes", seg.len, nonzero);
+    struct stat fsb;
+    CHECK(fstat(fd, &fsb) == 0, "fstat of the memfd");
+    arm_shm_handle_path(path, sizeof path, (int)getpid(), fd, (unsigned long long)fsb.st_ino);
+    CHECK(strcmp(seg.name, path) == 0, "segment's handle '%s', want '%s'", seg.name, path);
     unsigned char *a = (unsigned char *)seg.base + 4096;
     fill(a, 1);
-    arm_shm_handle_path(path, sizeof path, (int)getpid(), fd);
+    /* The same path with another inode is some other file (another pid
+     * namespace): refused. So is a size larger than the file. */
+    char wrong[ARM_SHM_NAME_MAX];
+    arm_shm_handle_path(wrong, sizeof wrong, (int)getpid(), fd,
+                        (unsigned long long)fsb.st_ino + 1);
+    arm_shm_seg_t bad;
+    memset(&bad, 0, sizeof bad);
+    printf("    (two warnings about handles not being the segment are expected next)\n");
+    fflush(stdout);
+    CHECK(arm_shm_attach(wrong, SEG_LEN, &bad) != ARM_OK, "attach with a wrong inode worked");
+    CHECK(arm_shm_attach(path, 2 * SEG_LEN, &bad) != ARM_OK, "attach beyond the size worked");
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -381,19 +395,18 @@ static void test_anon_other_user(void)
         if (arm_shm_create_anon(4096, &cs, &fd) != ARM_OK)
             _exit(31);
         ((volatile unsigned char *)cs.base)[7] = 0x77;
-        if (write(pfd[1], &fd, sizeof fd) != (ssize_t)sizeof fd)
+        if (write(pfd[1], cs.name, sizeof cs.name) != (ssize_t)sizeof cs.name)
             _exit(32);
         sleep(10);   /* killed by the parent once the reader is done */
         _exit(0);
     }
     close(pfd[1]);
-    int fd = -1;
-    int got = creator > 0 && read(pfd[0], &fd, sizeof fd) == (ssize_t)sizeof fd;
+    char path[ARM_SHM_NAME_MAX];
+    int got = creator > 0 && read(pfd[0], path, sizeof path) == (ssize_t)sizeof path;
     close(pfd[0]);
-    CHECK(got, "the unprivileged creator did not report its descriptor");
+    CHECK(got, "the unprivileged creator did not report its handle");
     if (got) {
-        char path[ARM_SHM_NAME_MAX];
-        arm_shm_handle_path(path, sizeof path, (int)creator, fd);
+        path[sizeof path - 1] = '\0';
         pid_t reader = fork();
         if (reader == 0) {
             if (setgid(65534) != 0 || setuid(65534) != 0)
