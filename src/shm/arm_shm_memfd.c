@@ -7,10 +7,10 @@
 #include "shm/arm_shm_seg.h"
 
 #include <errno.h>
-#include <stdio.h>
-#include <string.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
