@@ -109,11 +109,69 @@ static void alloc_destroy(arm_alloc_t *a)
     free(a);
 }
 
-/* The node's members of the group share one segment: the first creates and
- * reserves it, the others map it, the node's server maps it, then the name
- * goes (decision 001). Collective over ncomm. */
-static arm_status_t node_segment(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int creator_pid,
-                                 uint64_t id, size_t total, size_t bytes)
+enum { SEG_OK, SEG_FAILED, SEG_SHORT, SEG_FALLBACK };
+
+/* The creator's bytes-free answer when it could not make the segment. */
+static void seg_shortage(long long free_bytes, size_t total, size_t bytes)
+{
+    snprintf(reg_state.reason, sizeof reg_state.reason, "/dev/shm has %lld bytes free; "
+             "this node's segment needs %zu (%zu asked for by rank %d)", free_bytes, total,
+             bytes, arm_core.me);
+}
+
+/* The node's segment without a name (decision 044): the creator makes an
+ * anonymous memory file; the other members, then the node's server, open it
+ * through its handle, /proc/<creator pid>/fd/<fd>; the creator closes it
+ * once all have it. SEG_FALLBACK, on every member alike: the creator uses
+ * names (named), has no memfd, or some member could not open the path;
+ * nothing is left mapped then. Collective over ncomm. */
+static int node_segment_anon(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int named,
+                             size_t total, size_t bytes)
+{
+    /* made: created or unsupported; bytes free when short; the handle
+     * (empty: names, on every member) */
+    struct { long long ok, free_bytes; char handle[ARM_SHM_NAME_MAX]; } made = { 1, -1, "" };
+    int fd = -1;
+    if (nrank == 0 && !named) {
+        arm_status_t cst = arm_shm_create_anon(total, &a->seg, &fd);
+        made.ok = cst == ARM_OK || cst == ARM_ERR_UNSUPPORTED;
+        if (cst == ARM_OK)
+            snprintf(made.handle, sizeof made.handle, "%s", a->seg.name);
+        if (cst == ARM_ERR_NO_MEMORY)
+            made.free_bytes = arm_shm_free_bytes() >= 0 ? arm_shm_free_bytes() : 0;
+    }
+    MPI_Bcast(&made, (int)sizeof made, MPI_BYTE, 0, ncomm);
+    if (!made.ok) {
+        if (made.free_bytes < 0)
+            return SEG_FAILED;
+        seg_shortage(made.free_bytes, total, bytes);
+        return SEG_SHORT;
+    }
+    if (!made.handle[0])
+        return SEG_FALLBACK;
+    int ok = nrank == 0 || arm_shm_attach(made.handle, total, &a->seg) == ARM_OK;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
+    if (!ok) {
+        arm_shm_close_handle(fd);
+        arm_shm_detach(&a->seg);
+        return SEG_FALLBACK;
+    }
+    /* Every member could open the handle, so the server (same user, same
+     * /proc) can: a server refusal stops the job. */
+    if (nrank == 0) {
+        a->seg_owner = 1;
+        ok = arm_remote_seg_register(a, made.handle, total) == ARM_OK;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
+    arm_shm_close_handle(fd);   /* every member and the server hold it now */
+    return ok ? SEG_OK : SEG_FAILED;
+}
+
+/* The node's segment with a name, the fallback (decision 001): the first
+ * creates and reserves it, the others map it, the node's server maps it,
+ * then the name goes. Collective over ncomm. */
+static int node_segment_named(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int creator_pid,
+                              uint64_t id, size_t total, size_t bytes)
 {
     arm_core_t *c = &arm_core;
     char name[ARM_SHM_NAME_MAX];
@@ -132,10 +190,9 @@ static arm_status_t node_segment(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int 
     }
     MPI_Bcast(made, 2, MPI_LONG_LONG, 0, ncomm);
     int ok = (int)made[0];
-    if (!ok && made[1] >= 0)
-        snprintf(reg_state.reason, sizeof reg_state.reason, "/dev/shm has %lld bytes free; "
-                 "this node's segment needs %zu (%zu asked for by rank %d)", made[1], total,
-                 bytes, c->me);
+    int short_of = !ok && made[1] >= 0;
+    if (short_of)
+        seg_shortage(made[1], total, bytes);
     if (ok && nrank != 0)
         ok = arm_shm_attach(name, total, &a->seg) == ARM_OK;
     /* The node's server maps it too, while it still has a name. */
@@ -150,9 +207,30 @@ static arm_status_t node_segment(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int 
      * guarding a name that still exists. */
     arm_shm_unlink(name);
     arm_shm_guard_disarm(guard);
-    if (!ok)
-        return made[1] >= 0 ? ARM_ERR_NO_MEMORY : ARM_ERR_SYSTEM;
-    c->shm_bytes += total;
+    return ok ? SEG_OK : short_of ? SEG_SHORT : SEG_FAILED;
+}
+
+/* The node's members of the group share one segment, without a name where
+ * the node allows it. The creator decides (ARMADA_SHM_NAMED, or a fallback
+ * seen before) and the others follow its broadcast, so the members always
+ * take the same path. Collective over ncomm. */
+static arm_status_t node_segment(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int creator_pid,
+                                 uint64_t id, size_t total, size_t bytes)
+{
+    static int named_only = -1;   /* -1: not decided yet */
+    if (named_only < 0)
+        named_only = arm_config.shm_named != 0;
+    int r = node_segment_anon(a, ncomm, nrank, named_only, total, bytes);
+    if (r == SEG_FALLBACK) {
+        if (!named_only)
+            arm_log(ARM_LOG_INFO, "shm", "rank %d: node segments cannot be passed through "
+                    "/proc here; they get names in /dev/shm from now on", arm_core.me);
+        named_only = 1;
+        r = node_segment_named(a, ncomm, nrank, creator_pid, id, total, bytes);
+    }
+    if (r != SEG_OK)
+        return r == SEG_SHORT ? ARM_ERR_NO_MEMORY : ARM_ERR_SYSTEM;
+    arm_core.shm_bytes += total;
     return ARM_OK;
 }
 

@@ -54,7 +54,7 @@ int arm_shm_sweep_stale(void)
     return removed;
 }
 
-static arm_status_t map_fd(int fd, const char *name, size_t len, arm_shm_seg_t *out)
+arm_status_t arm_shm_map_fd(int fd, const char *name, size_t len, arm_shm_seg_t *out)
 {
     void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
@@ -79,7 +79,7 @@ long long arm_shm_free_bytes(void)
 /* Reserves every page of the segment now (decision 033), so that a node
  * short of shared memory fails here, with a message, instead of with SIGBUS
  * at the first touch of a page that is not there. */
-static arm_status_t reserve(int fd, const char *name, size_t len)
+arm_status_t arm_shm_reserve(int fd, const char *name, size_t len)
 {
     int err;
     do
@@ -117,10 +117,10 @@ arm_status_t arm_shm_create(const char *name, size_t len, arm_shm_seg_t *out)
         st = ARM_ERR_SYSTEM;
         goto unlink_name;
     }
-    st = reserve(fd, name, len);
+    st = arm_shm_reserve(fd, name, len);
     if (st != ARM_OK)
         goto unlink_name;
-    st = map_fd(fd, name, len, out);
+    st = arm_shm_map_fd(fd, name, len, out);
     if (st != ARM_OK)
         goto unlink_name;
     close(fd);
@@ -134,18 +134,24 @@ unlink_name:
 
 arm_status_t arm_shm_attach(const char *name, size_t len, arm_shm_seg_t *out)
 {
-    int fd = shm_open(name, O_RDWR, 0600);
+    /* A segment without a name is reached through its creator's descriptor
+     * (decision 044); a named one through /dev/shm. */
+    int handle = arm_shm_is_handle(name);
+    int fd = handle ? arm_shm_open_handle(name, len) : shm_open(name, O_RDWR, 0600);
     if (fd < 0) {
-        arm_log(ARM_LOG_ERROR, "shm", "attaching %s failed: %s", name, strerror(errno));
+        if (!handle)
+            arm_log(ARM_LOG_ERROR, "shm", "attaching %s failed: %s", name, strerror(errno));
         return ARM_ERR_SYSTEM;
     }
-    arm_status_t st = map_fd(fd, name, len, out);
+    arm_status_t st = arm_shm_map_fd(fd, name, len, out);
     close(fd);
     return st;
 }
 
 arm_status_t arm_shm_unlink(const char *name)
 {
+    if (arm_shm_is_handle(name))
+        return ARM_OK;   /* no name: the creator closes its descriptor instead */
     if (shm_unlink(name) != 0 && errno != ENOENT) {
         arm_log(ARM_LOG_WARN, "shm", "unlinking %s failed: %s", name, strerror(errno));
         return ARM_ERR_SYSTEM;

@@ -1,7 +1,10 @@
-/* POSIX shared-memory segments of one node. A segment is created by one
- * process (mode 0600, a job-unique name), attached by the others of the node,
- * and unlinked as soon as every one of them has mapped it: from then on no
- * name exists in /dev/shm, so neither a normal end nor a crash leaves any. */
+/* Shared-memory segments of one node. A segment is created by one process
+ * and attached by the others of the node. Without a name (decision 044): an
+ * anonymous memory file, attached through /proc/<creator pid>/fd/<fd>, whose
+ * creator closes its descriptor once every member has mapped it. With a name
+ * (the fallback; mode 0600, a job-unique name): unlinked as soon as every
+ * member has mapped it (decision 001). Either way nothing is left in
+ * /dev/shm after a normal end or a crash. */
 #ifndef ARM_SHM_SEG_H
 #define ARM_SHM_SEG_H
 
@@ -30,8 +33,32 @@ int arm_shm_sweep_stale(void);
 arm_status_t arm_shm_create(const char *name, size_t len, arm_shm_seg_t *out);
 /* Bytes /dev/shm can still give (statvfs); -1 when it cannot be asked. */
 long long arm_shm_free_bytes(void);
+/* Attaches a segment: name is either a /dev/shm name or a handle (see
+ * arm_shm_handle_path). */
 arm_status_t arm_shm_attach(const char *name, size_t len, arm_shm_seg_t *out);
-/* Removes the name; mappings stay valid. ENOENT is not an error. */
+
+/* Segments without a name (arm_shm_memfd.c, decision 044). create_anon
+ * checks the size against /dev/shm like arm_shm_create, then makes, sizes,
+ * reserves and maps an anonymous memory file, leaves its descriptor open in
+ * *fd and its handle in out->name. ARM_ERR_UNSUPPORTED: no memfd here (use
+ * a name instead); ARM_ERR_NO_MEMORY: the memory cannot be had. Nothing is
+ * left behind when it fails. */
+#define ARM_SHM_HANDLE_PREFIX "/proc/"
+arm_status_t arm_shm_create_anon(size_t len, arm_shm_seg_t *out, int *fd);
+/* Writes a handle, "/proc/<pid>/fd/<fd>:<inode>": the path other processes
+ * open, and the inode that tells them it is the creator's file. */
+void arm_shm_handle_path(char *path, size_t len, int pid, int fd, unsigned long long ino);
+/* Whether name is a handle rather than a /dev/shm name. */
+int arm_shm_is_handle(const char *name);
+/* Opens a handle and checks its inode and size; -1 (logged) when not. */
+int arm_shm_open_handle(const char *handle, size_t len);
+/* The creator's close once every member has mapped the segment. */
+void arm_shm_close_handle(int fd);
+/* Within the shm layer: posix_fallocate every page (decision 033) and map. */
+arm_status_t arm_shm_reserve(int fd, const char *name, size_t len);
+arm_status_t arm_shm_map_fd(int fd, const char *name, size_t len, arm_shm_seg_t *out);
+/* Removes the name; mappings stay valid. ENOENT is not an error, and a
+ * handle path has no name: nothing to do. */
 arm_status_t arm_shm_unlink(const char *name);
 void arm_shm_detach(arm_shm_seg_t *seg);
 

@@ -27,6 +27,9 @@
       "Combine fetch-and-adds to one address that meet at a forwarding server into one.") \
     X(shm_limit, "SHM_LIMIT", SIZE, "0", NULL, TOPOLOGY, \
       "Largest total of shared memory one process may allocate; 0 means no limit.") \
+    X(shm_named, "SHM_NAMED", BOOL, "0", NULL, TOPOLOGY, \
+      "Give node segments names in /dev/shm instead of passing anonymous memory files " \
+      "through /proc (the fallback when that fails; for tests of it).") \
     X(rma_path, "RMA_PATH", ENUM, "auto", "auto|rma|server", TRANSPORT, \
       "Path of contiguous inter-node put and get: auto picks direct RMA when the transport " \
       "does RMA natively, else the server.") \

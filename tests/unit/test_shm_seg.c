@@ -1,7 +1,11 @@
-/* unit.shm_seg: POSIX shared-memory segments (shm/arm_shm_seg.h).
+/* unit.shm_seg: shared-memory segments (shm/arm_shm_seg.h).
  * Names, mode 0600, attach from a fork()ed child seeing the parent's writes
  * and the reverse, unlink keeping mappings valid, create of an existing
- * name, and the sweep of segments whose creator is gone. */
+ * name, and the sweep of segments whose creator is gone. Segments without a
+ * name (decision 044): nothing in /dev/shm, attach through the creator's
+ * /proc/<pid>/fd/<fd> from another process (also as a non-root user when run
+ * as root), attach failing cleanly once the creator has closed it, and the
+ * named path still there as the fallback. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -9,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -235,6 +241,192 @@ static void test_create_attach(void)
     unit_section("unlink: name gone, mapping valid, attach fails, ENOENT ok");
 }
 
+/* armada-* entries in /dev/shm made by this process (other jobs on the
+ * machine make and remove their own meanwhile). */
+static int count_dev_shm(void)
+{
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return -1;
+    char mine[32];
+    snprintf(mine, sizeof mine, "-%d-", (int)getpid());
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += strncmp(e->d_name, "armada-", 7) == 0 && strstr(e->d_name, mine) != NULL;
+    closedir(d);
+    return n;
+}
+
+/* A fork()ed child that drops its own copy of the descriptor, opens the
+ * segment through the parent's /proc entry, checks area 1 and writes area 2.
+ * Exit codes: 20 attach, 21 data, 0 fine. */
+static void anon_child(const char *path, int fd)
+{
+    close(fd);
+    arm_shm_seg_t cs;
+    memset(&cs, 0, sizeof cs);
+    if (arm_shm_attach(path, SEG_LEN, &cs) != ARM_OK)
+        _exit(20);
+    unsigned char *cb = cs.base;
+    if (count_bad(cb + 4096, 1) != 0)
+        _exit(21);
+    fill(cb + 4096 + AREA, 2);
+    arm_shm_detach(&cs);
+    _exit(0);
+}
+
+static int run_child_status(pid_t pid)
+{
+    int status = 0;
+    if (pid <= 0 || waitpid(pid, &status, 0) != pid)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+static void test_anon(void)
+{
+    char path[ARM_SHM_NAME_MAX];
+    arm_shm_handle_path(path, sizeof path, 4321, 17, 99ULL);
+    CHECK(strcmp(path, "/proc/4321/fd/17:99") == 0, "handle path '%s'", path);
+    CHECK(arm_shm_is_handle(path) && !arm_shm_is_handle("/armada-1-2-3"),
+          "is_handle does not tell a handle path from a name");
+    CHECK(arm_shm_unlink(path) == ARM_OK, "unlink of a handle path is not a no-op");
+    unit_section("handle paths: format, told apart from names, unlink does nothing");
+
+    /* The counter sees a named segment of this process. */
+    char name[ARM_SHM_NAME_MAX];
+    new_name(name, sizeof name, (int)getpid());
+    int before = count_dev_shm();
+    arm_shm_seg_t seg;
+    memset(&seg, 0, sizeof seg);
+    if (arm_shm_create(name, 4096, &seg) == ARM_OK) {
+        CHECK(count_dev_shm() == before + 1, "named segment not counted in /dev/shm");
+        arm_shm_unlink(name);
+        arm_shm_detach(&seg);
+    }
+    before = count_dev_shm();
+    memset(&seg, 0, sizeof seg);
+    int fd = -1;
+    arm_status_t st = arm_shm_create_anon(SEG_LEN, &seg, &fd);
+    CHECK(st == ARM_OK && fd >= 0, "create_anon: status %d fd %d", (int)st, fd);
+    if (st != ARM_OK)
+        return;
+    CHECK(count_dev_shm() == before, "create_anon put something in /dev/shm (%d, was %d)",
+          count_dev_shm(), before);
+    char link[256] = "";
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+    ssize_t ln = readlink(self, link, sizeof link - 1);
+    link[ln > 0 ? ln : 0] = '\0';
+    CHECK(strncmp(link, "/memfd:armada", 13) == 0, "descriptor is '%s', not a memfd", link);
+    CHECK((fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0, "memfd is not close-on-exec");
+    size_t nonzero = 0;
+    for (size_t i = 0; i < SEG_LEN; i++)
+        nonzero += ((unsigned char *)seg.base)[i] != 0;
+    CHECK(seg.len == SEG_LEN && nonzero == 0, "len %zu, %zu non-zero bytes", seg.len, nonzero);
+    struct stat fsb;
+    CHECK(fstat(fd, &fsb) == 0, "fstat of the memfd");
+    arm_shm_handle_path(path, sizeof path, (int)getpid(), fd, (unsigned long long)fsb.st_ino);
+    CHECK(strcmp(seg.name, path) == 0, "segment's handle '%s', want '%s'", seg.name, path);
+    unsigned char *a = (unsigned char *)seg.base + 4096;
+    fill(a, 1);
+    /* The same path with another inode is some other file (another pid
+     * namespace): refused. So is a size larger than the file. */
+    char wrong[ARM_SHM_NAME_MAX];
+    arm_shm_handle_path(wrong, sizeof wrong, (int)getpid(), fd,
+                        (unsigned long long)fsb.st_ino + 1);
+    arm_shm_seg_t bad;
+    memset(&bad, 0, sizeof bad);
+    printf("    (two warnings about handles not being the segment are expected next)\n");
+    fflush(stdout);
+    CHECK(arm_shm_attach(wrong, SEG_LEN, &bad) != ARM_OK, "attach with a wrong inode worked");
+    CHECK(arm_shm_attach(path, 2 * SEG_LEN, &bad) != ARM_OK, "attach beyond the size worked");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0)
+        anon_child(path, fd);
+    int cst = run_child_status(pid);
+    CHECK(cst == 0, "child through %s: status %d (20 attach, 21 data)", path, cst);
+    CHECK(count_bad(a + AREA, 2) == 0, "parent does not see the child's writes");
+    unit_section("create_anon: nothing in /dev/shm, zeros, a child attaches through /proc");
+
+    /* Once the creator closes it, the path is gone and the mapping stays. */
+    arm_shm_close_handle(fd);
+    arm_shm_seg_t late;
+    memset(&late, 0, sizeof late);
+    printf("    (a warning about attaching %s is expected next)\n", path);
+    fflush(stdout);
+    CHECK(arm_shm_attach(path, SEG_LEN, &late) != ARM_OK, "attach after close succeeded");
+    CHECK(count_bad(a, 1) == 0 && count_bad(a + AREA, 2) == 0, "mapping changed after close");
+    arm_shm_detach(&seg);
+    CHECK(count_dev_shm() == before, "/dev/shm changed");
+    long long avail = arm_shm_free_bytes();
+    if (avail >= 0) {
+        fd = -1;
+        st = arm_shm_create_anon((size_t)avail + (1ULL << 30), &seg, &fd);
+        CHECK(st == ARM_ERR_NO_MEMORY && fd < 0, "create_anon beyond /dev/shm: %d", (int)st);
+    }
+    unit_section("close: attach fails cleanly (the fallback's trigger), mapping valid, "
+                 "too large refused");
+}
+
+/* As root: two processes of an ordinary user (dumpable, as a job's are):
+ * one creates, the other opens its /proc entry, with no ptrace rights. */
+static void test_anon_other_user(void)
+{
+    if (getuid() != 0) {
+        printf("  not root: the unprivileged /proc open is what the other tests did\n");
+        return;
+    }
+    int pfd[2];
+    CHECK(pipe(pfd) == 0, "pipe");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t creator = fork();
+    if (creator == 0) {
+        close(pfd[0]);
+        if (setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(30);
+        prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+        arm_shm_seg_t cs;
+        int fd = -1;
+        if (arm_shm_create_anon(4096, &cs, &fd) != ARM_OK)
+            _exit(31);
+        ((volatile unsigned char *)cs.base)[7] = 0x77;
+        if (write(pfd[1], cs.name, sizeof cs.name) != (ssize_t)sizeof cs.name)
+            _exit(32);
+        sleep(10);   /* killed by the parent once the reader is done */
+        _exit(0);
+    }
+    close(pfd[1]);
+    char path[ARM_SHM_NAME_MAX];
+    int got = creator > 0 && read(pfd[0], path, sizeof path) == (ssize_t)sizeof path;
+    close(pfd[0]);
+    CHECK(got, "the unprivileged creator did not report its handle");
+    if (got) {
+        path[sizeof path - 1] = '\0';
+        pid_t reader = fork();
+        if (reader == 0) {
+            if (setgid(65534) != 0 || setuid(65534) != 0)
+                _exit(40);
+            prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+            arm_shm_seg_t rs;
+            if (arm_shm_attach(path, 4096, &rs) != ARM_OK)
+                _exit(41);
+            _exit(((volatile unsigned char *)rs.base)[7] == 0x77 ? 0 : 42);
+        }
+        int rst = run_child_status(reader);
+        CHECK(rst == 0, "uid 65534 opening %s of uid 65534: status %d (41 attach, 42 data)",
+              path, rst);
+    }
+    if (creator > 0)
+        kill(creator, SIGKILL);
+    run_child_status(creator);
+    unit_section("an unprivileged user opens another of its processes' memfd via /proc");
+}
+
 #ifdef ARMADA_UNIT_HAVE_SWEEP
 static void test_sweep(void)
 {
@@ -299,6 +491,8 @@ int main(void)
     job_id = ((unsigned long long)getpid() << 24) ^ (unsigned long long)time(NULL);
     test_names();
     test_create_attach();
+    test_anon();
+    test_anon_other_user();
 #ifdef ARMADA_UNIT_HAVE_SWEEP
     test_sweep();
 #else
