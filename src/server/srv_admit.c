@@ -211,13 +211,7 @@ static arm_status_t take_payload(struct arm_server *s, srv_client_t *cl, srv_slo
         return ARM_INPROGRESS;
     }
     if (msg->data_len && msg->rndv) {
-        arm_net_comp_init(&sl->comp, srv_recv_done, sl);
-        sl->state = SLOT_RECEIVING;
-        arm_status_t st = s->x->recv_data(s->xctx, msg, sl->data, msg->data_len, &sl->comp);
-        if (st != ARM_INPROGRESS) {
-            sl->rx_status = st;
-            sl->state = SLOT_READY;
-        }
+        srv_slot_receive(s, sl, msg);
     } else if (msg->data_len) {
         if (was_idle && !srv_wants_reply(&sl->req))
             sl->dptr = msg->data;   /* served right now, nothing outlives it: no copy */

@@ -133,13 +133,7 @@ arm_status_t srv_on_fwd(void *arg, const arm_net_am_msg_t *msg)
     s->stats.fwd_in_messages++;
     s->stats.fwd_in_requests += h.nreq;
     if (msg->data_len && msg->rndv) {
-        arm_net_comp_init(&sl->comp, srv_recv_done, sl);
-        sl->state = SLOT_RECEIVING;
-        arm_status_t st = s->x->recv_data(s->xctx, msg, sl->data, msg->data_len, &sl->comp);
-        if (st != ARM_INPROGRESS) {
-            sl->rx_status = st;
-            sl->state = SLOT_READY;
-        }
+        srv_slot_receive(s, sl, msg);
     } else if (msg->data_len) {
         memcpy(sl->data, msg->data, msg->data_len);
     }

@@ -252,6 +252,9 @@ void srv_slot_free(srv_slot_t *sl);
 void srv_send_credits(srv_client_t *cl);
 /* Completion of a payload received into a slot. */
 void srv_recv_done(arm_net_comp_t *c);
+/* Receives a rendezvous payload into sl->data: the slot is RECEIVING until
+ * srv_recv_done, or READY at once with rx_status set. */
+void srv_slot_receive(struct arm_server *s, srv_slot_t *sl, const arm_net_am_msg_t *msg);
 /* Sends a refusal prepared in rec (req_id, status, why) with rec->why as
  * its payload. */
 void srv_post_refusal(srv_client_t *cl, srv_rec_t *rec);

@@ -231,6 +231,17 @@ static void unblock(struct arm_server *s, srv_client_t *cl)
     s->nblocked--;
 }
 
+void srv_slot_receive(struct arm_server *s, srv_slot_t *sl, const arm_net_am_msg_t *msg)
+{
+    arm_net_comp_init(&sl->comp, srv_recv_done, sl);
+    sl->state = SLOT_RECEIVING;
+    arm_status_t st = s->x->recv_data(s->xctx, msg, sl->data, msg->data_len, &sl->comp);
+    if (st != ARM_INPROGRESS) {
+        sl->rx_status = st;
+        sl->state = SLOT_READY;
+    }
+}
+
 void srv_recv_done(arm_net_comp_t *c)
 {
     srv_slot_t *sl = c->arg;
