@@ -23,7 +23,13 @@ void arm_rem_batch_send(const char *call, int with_fence)
     op->req.sub = (uint8_t)with_fence;
     op->req.len = (uint32_t)arm_rc.batch_used;
     arm_net_iov_t iov = { op->buf, arm_rc.batch_used };
+    /* Under threads the send may wait for a credit with the process lock
+     * dropped: the batch may carry other threads' writes, whose fences must
+     * not overtake it (fence_node waits for unsent to drop). */
+    int node = op->node;
+    arm_rc.unsent[node]++;
     arm_rem_op_send(call, op, &iov, 1, with_fence, !with_fence);
+    arm_rc.unsent[node]--;
     if (with_fence)
         arm_rem_op_finish(call, op);
 }

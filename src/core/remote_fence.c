@@ -38,6 +38,10 @@ static void fence_node(int node, int listed)
         arm_rem_rma_complete("ARMCI_Fence", arm_net_ep_flush(ep, &c), &c,
                              arm_core.node_leader[node]);
     }
+    /* A batch with this node's writes, taken by another thread, may still
+     * wait for its credit: the fence goes after it. */
+    if (arm_rc.unsent[node])
+        arm_rem_wait_on(&arm_rc.unsent[node], 1, "ARMCI_Fence", arm_core.node_leader[node], 1);
     if (arm_rc.batch && arm_rc.batch_node == node) {
         arm_rem_batch_send("ARMCI_Fence", 1);
     } else if (srv) {

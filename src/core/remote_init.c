@@ -45,8 +45,9 @@ static arm_status_t alloc_state(const arm_core_t *c)
     arm_rc.node_caps = calloc(nn, sizeof *arm_rc.node_caps);
     arm_rc.fencing = calloc(nn, sizeof *arm_rc.fencing);
     arm_rc.hop = calloc(nn, sizeof *arm_rc.hop);
+    arm_rc.unsent = calloc(nn, sizeof *arm_rc.unsent);
     if (!arm_rc.credits || !arm_rc.srv_dirty || !arm_rc.rma_dirty || !arm_rc.dirty_list ||
-        !arm_rc.node_caps || !arm_rc.fencing || !arm_rc.hop)
+        !arm_rc.node_caps || !arm_rc.fencing || !arm_rc.hop || !arm_rc.unsent)
         return ARM_ERR_NO_MEMORY;
     int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
     for (int n = 0; n < c->nnodes; n++)
@@ -313,6 +314,7 @@ void arm_remote_finalize(arm_core_t *c)
     }
     free(arm_rc.credits);
     free(arm_rc.hop);
+    free(arm_rc.unsent);
     free(arm_rc.srv_dirty);
     free(arm_rc.node_caps);
     free(arm_rc.fencing);

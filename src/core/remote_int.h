@@ -83,6 +83,9 @@ typedef struct arm_remote_ctx {
     unsigned char *rma_dirty;   /* node -> RMA writes not flushed           */
     int *dirty_list, ndirty;
     int *fencing, nfencing;     /* node -> fences in flight (threads)       */
+    int *unsent;                /* node -> batches taken off arm_rc.batch whose
+                                   send is not issued yet (a thread waiting for
+                                   a credit): a fence must not overtake them */
     rop_t *batch;               /* small puts/accs held for one node        */
     int batch_node;
     size_t batch_used;
