@@ -78,7 +78,7 @@ void srv_fwd_fini(struct arm_server *s)
 static arm_status_t oedge_alloc(struct arm_server *s, srv_oedge_t *e)
 {
     for (int b = 0; b < SRV_OBUFS; b++) {
-        e->buf[b].data = calloc(1, s->edge_cap);
+        e->buf[b].data = malloc(s->edge_cap);
         e->buf[b].e = e;
         if (!e->buf[b].data)
             return ARM_ERR_NO_MEMORY;
@@ -115,7 +115,7 @@ static void order_drop(srv_oedge_t *e, srv_obuf_t *b)
 
 static void send_ready(struct arm_server *s, srv_oedge_t *e, int flush);
 
-static void obuf_done(struct arm_server *s, srv_obuf_t *b)
+static void obuf_done(srv_obuf_t *b)
 {
     if (b->comp.status != ARM_OK)
         arm_log(ARM_LOG_ERROR, "server", "forwarding %u requests to node %d failed: %s",
@@ -123,15 +123,13 @@ static void obuf_done(struct arm_server *s, srv_obuf_t *b)
     b->state = OBUF_FREE;
     b->used = 0;
     order_drop(b->e, b);
-    (void)s;
 }
 
 static void obuf_sent(arm_net_comp_t *c)
 {
     srv_obuf_t *b = c->arg;
-    struct arm_server *s = b->e->srv;
-    obuf_done(s, b);
-    send_ready(s, b->e, 1);
+    obuf_done(b);
+    send_ready(b->e->srv, b->e, 1);
 }
 
 static void obuf_send(struct arm_server *s, srv_oedge_t *e, srv_obuf_t *b)
@@ -153,7 +151,7 @@ static void obuf_send(struct arm_server *s, srv_oedge_t *e, srv_obuf_t *b)
         b->comp.status = st;
         e->credits++;
     }
-    obuf_done(s, b);
+    obuf_done(b);
 }
 
 /* Sends, oldest first, the buffers that are full and (flush) the one

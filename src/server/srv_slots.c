@@ -164,7 +164,7 @@ static int serve(struct arm_server *s, srv_slot_t *sl)
     const srv_handler_t *h = srv_handler_of(sl->req.op);
     out.reply = h->replies;
     arm_status_t st = sl->rx_status;
-    int dst = s->p.topo && !sl->cl->edge ? srv_target_node(s, &sl->req) : s->p.node;
+    int dst = s->p.topo ? srv_target_node(s, &sl->req) : s->p.node;
     if (st != ARM_OK) {
         snprintf(why, sizeof why, "receiving %u bytes of data failed: %s", sl->dlen,
                  arm_status_str(st));
