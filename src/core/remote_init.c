@@ -154,7 +154,7 @@ static arm_status_t start_server(arm_core_t *c, int server_yield_after)
                                arm_rc.slot_size, (int)arm_config.progress,
                                (int)arm_config.poll_spins, server_yield_after, reply_eager,
                                arm_rc.topo_on ? &arm_rc.topo : NULL, c->node_of,
-                               (int)arm_config.edge_slots, (int)arm_config.combine };
+                               (int)arm_config.edge_slots, (int)arm_config.combine, 0 };
     arm_status_t st = arm_server_start(&sp, &arm_rc.server);
     if (st != ARM_OK)
         return st;

@@ -72,10 +72,10 @@ int arm_server_edge_stats(const arm_server_t *s, int i, int *node, uint64_t *req
 {
     if (i < 0 || i >= s->noedges)
         return 0;
-    const srv_oedge_t *e = &s->oedges[i];
-    *node = e->node;
-    *requests = e->reqs;
-    *messages = e->msgs;
-    *combined = e->combined;
+    const srv_oedge_t *e = s->oedges[i];
+    *node = arm_topo_neighbour(s->p.topo, s->p.node, i);
+    *requests = e ? e->reqs : 0;
+    *messages = e ? e->msgs : 0;
+    *combined = e ? e->combined : 0;
     return 1;
 }

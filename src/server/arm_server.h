@@ -50,7 +50,28 @@ typedef struct arm_server_params {
     int edge_slots;
     int combine;                  /* combine fetch-and-adds (and one-int
                                      accumulates) on the way                  */
+    /* Records of clients and incoming edges, and outgoing buffers, are made
+     * at their first message instead of at start (the simulator, sim/: a
+     * job of a million processes cannot hold every server's records). The
+     * statistics then count what was made. */
+    int lazy_clients;
 } arm_server_params_t;
+
+/* What a server with given parameters holds for requests at start: the
+ * layout its creation allocates, counted without allocating it. */
+typedef struct arm_server_layout {
+    uint64_t clients;             /* processes with slots                      */
+    uint64_t edges_in;            /* neighbour servers with edge slots         */
+    uint64_t edges_out;           /* neighbours with outgoing buffers at start */
+    uint64_t client_bytes;        /* clients' slots: payload and records       */
+    uint64_t edge_bytes;          /* incoming edges' slots                     */
+    uint64_t obuf_bytes;          /* outgoing buffers                          */
+    uint64_t pool_bytes;          /* reply pool (forwarded requests)           */
+    uint64_t buffer_bytes;        /* the sum: stats.buffer_bytes at start      */
+} arm_server_layout_t;
+
+/* ARM_OK and the layout of the server of node p->node (p->net unused). */
+arm_status_t arm_server_layout(const arm_server_params_t *p, arm_server_layout_t *out);
 
 typedef struct arm_server_stats {
     uint64_t buffer_bytes;        /* request slot memory held                  */

@@ -80,24 +80,6 @@ static arm_status_t take_payload(struct arm_server *s, srv_client_t *cl, srv_slo
                                  const arm_net_am_msg_t *msg, int big_put, int big_acc,
                                  int was_idle);
 
-srv_client_t *srv_client_of(struct arm_server *s, int rank)
-{
-    if (s->all_ranks)
-        return rank >= 0 && rank < s->nclients ? &s->clients[rank] : NULL;
-    int lo = 0, hi = s->nclients - 1;
-    while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2;
-        int r = s->clients[mid].rank;
-        if (r == rank)
-            return &s->clients[mid];
-        if (r < rank)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return NULL;
-}
-
 void srv_enqueue(srv_client_t *cl, srv_slot_t *sl)
 {
     int tail = cl->qhead + cl->qcount;

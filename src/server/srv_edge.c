@@ -87,7 +87,7 @@ static void prec_refuse(struct arm_server *s, srv_prec_t *p, int dest, uint64_t 
 arm_status_t srv_fwd_refuse_to(struct arm_server *s, int rank, uint64_t req_id, arm_status_t st,
                                const char *why)
 {
-    srv_prec_t *p = s->precs ? pool_get(s) : NULL;
+    srv_prec_t *p = s->p.topo && srv_pool_make(s) == ARM_OK ? pool_get(s) : NULL;
     if (!p)
         return ARM_ERR_NO_MEMORY;
     p->rec.cl = NULL;
@@ -107,8 +107,14 @@ arm_status_t srv_on_fwd(void *arg, const arm_net_am_msg_t *msg)
         return ARM_OK;
     }
     memcpy(&h, msg->hdr, sizeof h);
+    if (srv_pool_make(s) != ARM_OK) {
+        arm_log(ARM_LOG_ERROR, "server", "no memory for the reply pool: %u forwarded "
+                "requests from node %d dropped", h.nreq, h.from_node);
+        s->stats.refusals_lost += h.nreq;
+        return ARM_OK;
+    }
     int i = arm_topo_fwd_in_index(s->p.topo, s->p.node, h.from_node);
-    srv_client_t *cl = i >= 0 && i < s->nedges ? &s->edges[i] : NULL;
+    srv_client_t *cl = srv_edge_of(s, i);
     const char *why = !cl ? "its server is not an incoming edge here"
         : msg->data_len > s->edge_cap ? "it is larger than an edge slot"
         : (uint32_t)cl->nfree <= cl->unreturned ? "it came without a credit" : NULL;

@@ -19,7 +19,8 @@ static size_t pad8(size_t n)
     return (n + 7) & ~(size_t)7;
 }
 
-static arm_status_t oedge_alloc(struct arm_server *s, srv_oedge_t *e);
+static srv_oedge_t *oedge_make(struct arm_server *s, int i);
+
 
 int srv_target_node(const struct arm_server *s, const arm_srv_req_t *r)
 {
@@ -30,24 +31,13 @@ int srv_target_node(const struct arm_server *s, const arm_srv_req_t *r)
     return s->p.node_of[r->target];
 }
 
-arm_status_t srv_fwd_init(struct arm_server *s)
+arm_status_t srv_pool_make(struct arm_server *s)
 {
-    if (!s->p.topo)
+    if (s->precs)
         return ARM_OK;
-    s->noedges = arm_topo_degree(s->p.topo, s->p.node);
-    s->oedges = calloc((size_t)s->noedges + 1, sizeof *s->oedges);
     s->precs = calloc(SRV_POOL_RECS, sizeof *s->precs);
-    if (!s->oedges || !s->precs)
+    if (!s->precs)
         return ARM_ERR_NO_MEMORY;
-    /* Buffers, made now, toward every neighbour this server forwards to
-     * (it is that neighbour's incoming edge): the memory is known at start. */
-    for (int i = 0; i < s->noedges; i++) {
-        srv_oedge_t *e = &s->oedges[i];
-        e->node = arm_topo_neighbour(s->p.topo, s->p.node, i);
-        e->srv = s;
-        if (arm_topo_is_fwd_in(s->p.topo, e->node, s->p.node) && oedge_alloc(s, e) != ARM_OK)
-            return ARM_ERR_NO_MEMORY;
-    }
     for (int i = SRV_POOL_RECS - 1; i >= 0; i--) {
         s->precs[i].srv = s;
         s->precs[i].next = s->pfree;
@@ -58,11 +48,34 @@ arm_status_t srv_fwd_init(struct arm_server *s)
     return ARM_OK;
 }
 
+arm_status_t srv_fwd_init(struct arm_server *s)
+{
+    if (!s->p.topo)
+        return ARM_OK;
+    s->noedges = arm_topo_degree(s->p.topo, s->p.node);
+    s->oedges = calloc((size_t)s->noedges + 1, sizeof *s->oedges);
+    if (!s->oedges)
+        return ARM_ERR_NO_MEMORY;
+    if (s->p.lazy_clients)
+        return ARM_OK;
+    /* Buffers, made now, toward every neighbour this server forwards to
+     * (it is that neighbour's incoming edge): the memory is known at start. */
+    for (int i = 0; i < s->noedges; i++)
+        if (arm_topo_is_fwd_in(s->p.topo, arm_topo_neighbour(s->p.topo, s->p.node, i),
+                               s->p.node) && !oedge_make(s, i))
+            return ARM_ERR_NO_MEMORY;
+    return srv_pool_make(s);
+}
+
 void srv_fwd_fini(struct arm_server *s)
 {
-    for (int i = 0; s->oedges && i < s->noedges; i++)
+    for (int i = 0; s->oedges && i < s->noedges; i++) {
+        if (!s->oedges[i])
+            continue;
         for (int b = 0; b < SRV_OBUFS; b++)
-            free(s->oedges[i].buf[b].data);
+            free(s->oedges[i]->buf[b].data);
+        free(s->oedges[i]);
+    }
     free(s->oedges);
     free(s->precs);
     while (s->parked) {
@@ -74,20 +87,32 @@ void srv_fwd_fini(struct arm_server *s)
     s->precs = NULL;
 }
 
-/* The buffers of edge e. */
-static arm_status_t oedge_alloc(struct arm_server *s, srv_oedge_t *e)
+/* The edge to the i-th neighbour and its buffers. */
+static srv_oedge_t *oedge_make(struct arm_server *s, int i)
 {
+    srv_oedge_t *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->node = arm_topo_neighbour(s->p.topo, s->p.node, i);
+    e->srv = s;
     for (int b = 0; b < SRV_OBUFS; b++) {
         e->buf[b].data = malloc(s->edge_cap);
         e->buf[b].e = e;
-        if (!e->buf[b].data)
-            return ARM_ERR_NO_MEMORY;
-        memset(e->buf[b].data, 0, s->edge_cap);   /* resident, as the slots are */
+        if (!e->buf[b].data) {
+            for (int k = 0; k <= b; k++)
+                free(e->buf[k].data);
+            free(e);
+            return NULL;
+        }
+        /* Resident, as the slots are (made lazily: left untouched). */
+        if (!s->p.lazy_clients)
+            memset(e->buf[b].data, 0, s->edge_cap);
     }
     e->credits = s->p.edge_slots > 0 ? s->p.edge_slots : (s->p.slots > 0 ? s->p.slots : 1);
     s->stats.buffer_bytes += SRV_OBUFS * s->edge_cap;
     s->stats.edges_out++;
-    return ARM_OK;
+    s->oedges[i] = e;
+    return e;
 }
 
 /* The edge toward dst (its buffers made now if no route was known to
@@ -98,10 +123,7 @@ static srv_oedge_t *oedge_to(struct arm_server *s, int dst)
     int i = arm_topo_neighbour_index(s->p.topo, s->p.node, hop);
     if (i < 0 || i >= s->noedges)
         return NULL;
-    srv_oedge_t *e = &s->oedges[i];
-    if (!e->buf[0].data && oedge_alloc(s, e) != ARM_OK)
-        return NULL;
-    return e;
+    return s->oedges[i] ? s->oedges[i] : oedge_make(s, i);
 }
 
 static void order_drop(srv_oedge_t *e, srv_obuf_t *b)
@@ -377,7 +399,12 @@ arm_status_t srv_on_credit(void *arg, const arm_net_am_msg_t *msg)
                 h.from_node);
         return ARM_OK;
     }
-    srv_oedge_t *e = &s->oedges[i];
+    srv_oedge_t *e = s->oedges[i];
+    if (!e) {
+        arm_log(ARM_LOG_ERROR, "server", "credits from node %d, never sent to, ignored",
+                h.from_node);
+        return ARM_OK;
+    }
     e->credits += (int)h.credits;
     send_ready(s, e, 1);
     return ARM_OK;

@@ -1,5 +1,6 @@
 /* Internals of the communication server, shared by its files:
- * srv_admit.c (admission and refusals), srv_slots.c (slots, credits,
+ * srv_layout.c (who holds slots here, and the bytes: made at start or at
+ * first use), srv_admit.c (admission and refusals), srv_slots.c (slots, credits,
  * replies, in-order service, the list of waiting clients), srv_handlers.c
  * (one handler per operation, in a const table), srv_segs.c (registered
  * segments), srv_main.c (making a server over a transport, progress, the
@@ -138,6 +139,11 @@ typedef struct srv_park {
     struct srv_park *next;
 } srv_park_t;
 
+/* Payload memory of records made lazily. */
+typedef struct srv_chunk {
+    struct srv_chunk *next;
+} srv_chunk_t;
+
 typedef struct srv_seg {
     char  *base;
     size_t len;
@@ -152,13 +158,19 @@ struct arm_server {
     pthread_t thread;
     int thread_started;
     _Atomic int stop;
-    srv_client_t *clients;
-    int nclients;              /* clients[] sorted by rank                   */
+    srv_client_t **clients;    /* made at start: sorted by rank              */
+    int nclients;
     int all_ranks;             /* clients[r] is rank r (no topology)         */
-    srv_client_t *edges;       /* incoming edges, by arm_topo_fwd_in index   */
-    int nedges;
-    srv_oedge_t *oedges;       /* outgoing, by arm_topo_neighbour index      */
-    int noedges;
+    srv_client_t **ltab;       /* lazy_clients: by rank, open addressing     */
+    size_t lcap, lcount;
+    srv_chunk_t *chunks;       /* lazy_clients: their payload memory         */
+    int nchunks;
+    char *arena;
+    size_t arena_left;
+    srv_client_t **edges;      /* incoming edges, by arm_topo_fwd_in index   */
+    int nedges;                /* (NULL until made, with lazy_clients)       */
+    srv_oedge_t **oedges;      /* outgoing, by arm_topo_neighbour index      */
+    int noedges;               /* (NULL until first used)                    */
     srv_oedge_t *dirty;        /* outgoing edges with a buffer filling       */
     size_t edge_cap;           /* bytes of one forwarded message at most     */
     srv_prec_t *precs, *pfree; /* reply pool                                 */
@@ -207,10 +219,21 @@ const srv_handler_t *srv_handler_of(unsigned op);
 /* Does a served request want a reply (BATCH: when it carries a fence)? */
 int srv_wants_reply(const arm_srv_req_t *r);
 
+/* srv_layout.c */
+/* Bytes of one forwarded message at most. */
+size_t srv_edge_cap(const arm_server_params_t *p);
+/* The records of clients and incoming edges (eager: all, now). */
+arm_status_t srv_clients_init(struct arm_server *s);
+void srv_clients_fini(struct arm_server *s);
+void srv_client_free(srv_client_t *cl);
+/* The client record of rank (made now with lazy_clients), NULL when rank
+ * is not a client here. */
+srv_client_t *srv_client_of(struct arm_server *s, int rank);
+/* The incoming edge of arm_topo_fwd_in index e, NULL when none. */
+srv_client_t *srv_edge_of(struct arm_server *s, int e);
+
 /* srv_admit.c: the transport's handler for requests. */
 arm_status_t srv_on_request(void *arg, const arm_net_am_msg_t *msg);
-/* The client record of rank, NULL when rank is not a client here. */
-srv_client_t *srv_client_of(struct arm_server *s, int rank);
 /* Sets up a slot for a message with data_len bytes of payload and queues
  * it at the tail of cl's queue (the payload is taken by the caller). */
 void srv_enqueue(srv_client_t *cl, srv_slot_t *sl);
@@ -243,6 +266,8 @@ arm_status_t srv_fwd_refuse_to(struct arm_server *s, int rank, uint64_t req_id, 
 arm_status_t srv_on_fwd(void *arg, const arm_net_am_msg_t *msg);
 arm_status_t srv_on_credit(void *arg, const arm_net_am_msg_t *msg);
 arm_status_t srv_fwd_init(struct arm_server *s);
+/* The reply pool (made at start, or at first use with lazy_clients). */
+arm_status_t srv_pool_make(struct arm_server *s);
 void srv_fwd_fini(struct arm_server *s);
 
 /* srv_slots.c */

@@ -323,8 +323,8 @@ static void test_locks(void)
     srv_progress(h.s);
     CHECK(!answered(&h, l2.req_id, NULL) && !answered(&h, l3.req_id, NULL),
           "held lock: both wait");
-    CHECK(h.s->nblocked == 2 && h.s->blocked == &h.s->clients[2] &&
-          h.s->blocked->bnext == &h.s->clients[3], "two waiting, in arrival order");
+    CHECK(h.s->nblocked == 2 && h.s->blocked == h.s->clients[2] &&
+          h.s->blocked->bnext == h.s->clients[3], "two waiting, in arrival order");
     CHECK(h.mem[300] == 0, "a put queued behind a waiting lock waits");
     arm_srv_req_t t4 = h_sync(&h, 4, ARM_SRV_TRYLOCK, m, 0);
     h_send(&h, &t4, NULL, 0, 0);
@@ -336,7 +336,7 @@ static void test_locks(void)
     CHECK(answered(&h, l2.req_id, NULL) == 1 && !answered(&h, l3.req_id, NULL),
           "unlock: the first waiter is granted, the second still waits");
     CHECK(memcmp(h.mem + 300, "abcd", 4) == 0, "the put behind it is applied");
-    CHECK(h.s->nblocked == 1 && h.s->blocked == &h.s->clients[3], "one waiting");
+    CHECK(h.s->nblocked == 1 && h.s->blocked == h.s->clients[3], "one waiting");
     /* A same-node process releases it by a store: seen at the next retry. */
     arm_shm_mutex_unlock(mx);
     srv_progress(h.s);

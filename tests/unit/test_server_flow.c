@@ -41,7 +41,7 @@ static void test_credits(void)
     h_send(&h, &f, NULL, 0, 0);
     h_drain_replies(&h);
     CHECK(h.credits[1] == 4, "after a fence every credit is back (%d)", h.credits[1]);
-    CHECK(h.s->clients[1].nfree == 4 && h.s->clients[1].unreturned == 0, "all slots free");
+    CHECK(h.s->clients[1]->nfree == 4 && h.s->clients[1]->unreturned == 0, "all slots free");
     /* With sends held by the transport, a reply's slot is reused only once
      * its send completes. */
     h.f.send_mode = SRV_FAKE_SEND_HOLD;
@@ -49,9 +49,9 @@ static void test_credits(void)
     arm_srv_seg_t tab = { h_addr(&h, 0), 64 };
     g.nseg = 1;
     h_send(&h, &g, &tab, sizeof tab, 0);
-    CHECK(h.s->clients[2].nfree == 3, "a GETSEG's slot is held while its reply is sent");
+    CHECK(h.s->clients[2]->nfree == 3, "a GETSEG's slot is held while its reply is sent");
     srv_fake_complete(&h.f, 1);
-    CHECK(h.s->clients[2].nfree == 4 && h.s->clients[2].unreturned == 1,
+    CHECK(h.s->clients[2]->nfree == 4 && h.s->clients[2]->unreturned == 1,
           "freed at completion, owed as a credit");
     h_fini(&h);
     unit_section("credits returned, slots reused, 1000 puts through 4 slots");
@@ -71,8 +71,8 @@ static void test_failed_sends(void)
     }
     arm_srv_req_t g = h_sync(&h, 1, ARM_SRV_GET, h_addr(&h, 64), 1);
     h_send(&h, &g, NULL, 0, 0);
-    CHECK(h.f.nsent == 0 && h.mem[64] == 'p' && h.s->clients[1].unreturned == 4,
-          "served; replies failed; 4 credits still owed (%u)", h.s->clients[1].unreturned);
+    CHECK(h.f.nsent == 0 && h.mem[64] == 'p' && h.s->clients[1]->unreturned == 4,
+          "served; replies failed; 4 credits still owed (%u)", h.s->clients[1]->unreturned);
     h.f.fail_sends = 0;
     arm_srv_req_t f = h_sync(&h, 1, ARM_SRV_FENCE, 0, 0);
     h_send(&h, &f, NULL, 0, 0);
@@ -160,7 +160,7 @@ static void test_refusals(void)
           rep.credits == 0, "'%s'", why);
     arm_shm_mutex_unlock(mx);
     srv_progress(h.s);
-    CHECK(h.mem[512] == 'x' && h.s->clients[1].nfree == 4, "the queued puts served");
+    CHECK(h.mem[512] == 'x' && h.s->clients[1]->nfree == 4, "the queued puts served");
     CHECK(h.s->stats.refused == 9, "nine refusals counted (%llu)",
           (unsigned long long)h.s->stats.refused);
     h_fini(&h);
@@ -214,8 +214,8 @@ static void test_sync_race(void)
     memcpy(&v, h.mem + 64, sizeof v);
     CHECK(v == 667, "every fetch-and-add applied once (%ld)", v);
     srv_fake_complete(&h.f, (size_t)-1);
-    CHECK(h.s->clients[1].slots[4].state == SLOT_FREE && !h.s->clients[1].sync_rec[0].busy &&
-          !h.s->clients[1].sync_rec[1].busy, "sync slot and its records free at the end");
+    CHECK(h.s->clients[1]->slots[4].state == SLOT_FREE && !h.s->clients[1]->sync_rec[0].busy &&
+          !h.s->clients[1]->sync_rec[1].busy, "sync slot and its records free at the end");
     h_fini(&h);
     unit_section("sync requests back to back while reply completions lag");
 }

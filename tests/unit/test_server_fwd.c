@@ -67,7 +67,7 @@ static void w_init(world_t *w, arm_topo_kind_t kind, int n, const char *dims, in
     for (int k = 0; k < n; k++) {
         srv_fake_init(&w->f[k]);
         arm_server_params_t p = { NULL, n, k, w->lockp, 2, SLOT, ARM_SRV_PROGRESS_POLL, 0, 0, 0,
-                                  &w->topo, w->node_of, edge_slots, 1 };
+                                  &w->topo, w->node_of, edge_slots, 1, 0 };
         if (srv_create(&p, &srv_xport_fake, &w->f[k], &w->s[k]) != ARM_OK) {
             fprintf(stderr, "srv_create failed\n");
             exit(2);
