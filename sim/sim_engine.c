@@ -1,0 +1,199 @@
+/* The simulated job and its event loop: a binary heap of events ordered by
+ * time, then by the order they were scheduled (so one seed gives one
+ * result), and `cores` processors that CPU work queues for. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "server/srv_int.h"
+#include "sim_int.h"
+
+static int ev_before(const sim_ev_t *a, const sim_ev_t *b)
+{
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+void sim_push(sim_world_t *w, double t, int kind, int who, void *p)
+{
+    if (w->nheap == w->heap_cap) {
+        size_t cap = w->heap_cap ? 2 * w->heap_cap : 1024;
+        sim_ev_t *h = realloc(w->heap, cap * sizeof *h);
+        if (!h) {
+            fprintf(stderr, "armada-sim: out of memory for events\n");
+            exit(3);
+        }
+        w->heap = h;
+        w->heap_cap = cap;
+    }
+    size_t i = w->nheap++;
+    sim_ev_t e = { t < w->now ? w->now : t, w->seq++, kind, who, p };
+    while (i > 0) {
+        size_t up = (i - 1) / 2;
+        if (!ev_before(&e, &w->heap[up]))
+            break;
+        w->heap[i] = w->heap[up];
+        i = up;
+    }
+    w->heap[i] = e;
+}
+
+static sim_ev_t pop(sim_world_t *w)
+{
+    sim_ev_t top = w->heap[0], last = w->heap[--w->nheap];
+    size_t i = 0, n = w->nheap;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && ev_before(&w->heap[c + 1], &w->heap[c]))
+            c++;
+        if (!ev_before(&w->heap[c], &last))
+            break;
+        w->heap[i] = w->heap[c];
+        i = c;
+    }
+    if (n)
+        w->heap[i] = last;
+    return top;
+}
+
+void sim_run(sim_world_t *w, int (*stop)(sim_world_t *w))
+{
+    while (w->nheap && !(stop && stop(w))) {
+        sim_ev_t e = pop(w);
+        w->now = e.t;
+        w->events++;
+        switch (e.kind) {
+        case EV_SRV_MSG: sim_server_msg(w, e.who, e.p); break;
+        case EV_SRV_RUN: sim_server_run(w, e.who); break;
+        case EV_CLI_MSG: sim_client_msg(w, e.who, e.p); break;
+        case EV_CLI_RUN: sim_client_run(w, e.who); break;
+        default: break;
+        }
+    }
+}
+
+double sim_core_take(sim_world_t *w, double t, int *core)
+{
+    *core = -1;
+    if (w->m.cores <= 0)
+        return t;
+    int best = 0;
+    for (int i = 1; i < w->m.cores; i++)
+        if (w->core_free[i] < w->core_free[best])
+            best = i;
+    *core = best;
+    return w->core_free[best] > t ? w->core_free[best] : t;
+}
+
+void sim_core_release(sim_world_t *w, int core, double end)
+{
+    if (core >= 0)
+        w->core_free[core] = end;
+}
+
+uint64_t sim_rand(sim_world_t *w)
+{
+    /* splitmix64 */
+    uint64_t z = (w->rng += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+static int make_servers(sim_world_t *w, char *why, size_t why_len)
+{
+    const sim_params_t *p = &w->prm;
+    for (int k = 0; k < w->nnodes; k++) {
+        sim_node_t *n = &w->nodes[k];
+        n->w = w;
+        n->node = k;
+        arm_server_params_t sp = { NULL, p->nproc, k, w->lockp, p->slots, p->slot_size,
+                                   ARM_SRV_PROGRESS_POLL, 0, 0, 0,
+                                   w->use_topo ? &w->topo : NULL, w->node_of, p->edge_slots,
+                                   p->combine, 1 };
+        arm_status_t st = srv_create(&sp, &sim_xport, n, &n->srv);
+        if (st == ARM_OK) {
+            int first = k * p->ppn, last = first + p->ppn;
+            if (last > p->nproc)
+                last = p->nproc;
+            st = srv_seg_add(n->srv, w->mem + (size_t)first * SIM_WIN,
+                             (size_t)(last - first) * SIM_WIN, 0, NULL);
+        }
+        if (st != ARM_OK) {
+            snprintf(why, why_len, "the server of node %d could not be made: %s", k,
+                     arm_status_str(st));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int sim_world_init(sim_world_t *w, const sim_model_t *m, const sim_params_t *p, char *why,
+                   size_t why_len)
+{
+    memset(w, 0, sizeof *w);
+    w->m = *m;
+    w->prm = *p;
+    w->rng = p->seed;
+    if (p->nproc < 2 || p->ppn < 1) {
+        snprintf(why, why_len, "needs at least 2 processes and 1 per node");
+        return -1;
+    }
+    w->nnodes = (p->nproc + p->ppn - 1) / p->ppn;
+    w->use_topo = p->kind != ARM_TOPO_FCG;
+    if (arm_topo_init(&w->topo, p->kind, w->nnodes, p->dims, why, why_len) != ARM_OK)
+        return -1;
+    size_t n = (size_t)p->nproc;
+    w->node_of = malloc(n * sizeof *w->node_of);
+    w->locks = calloc(n, sizeof *w->locks);
+    w->lockp = malloc(n * sizeof *w->lockp);
+    w->mem = calloc(n, SIM_WIN);
+    w->nodes = calloc((size_t)w->nnodes, sizeof *w->nodes);
+    w->cl = calloc(n, sizeof *w->cl);
+    w->core_free = calloc((size_t)(m->cores > 0 ? m->cores : 1), sizeof *w->core_free);
+    if (!w->node_of || !w->locks || !w->lockp || !w->mem || !w->nodes || !w->cl ||
+        !w->core_free) {
+        snprintf(why, why_len, "out of memory for %d processes", p->nproc);
+        return -1;
+    }
+    for (int r = 0; r < p->nproc; r++) {
+        w->node_of[r] = r / p->ppn;
+        w->lockp[r] = &w->locks[r];
+        w->cl[r].rank = r;
+        w->cl[r].node = r / p->ppn;
+    }
+    return make_servers(w, why, why_len);
+}
+
+void sim_world_fini(sim_world_t *w)
+{
+    for (int k = 0; w->nodes && k < w->nnodes; k++) {
+        sim_node_t *n = &w->nodes[k];
+        srv_destroy(n->srv);
+        while (n->inbox) {
+            sim_msg_t *msg = n->inbox;
+            n->inbox = msg->next;
+            free(msg->data);
+            free(msg);
+        }
+        free(n->fwd_inflight);
+    }
+    for (size_t i = 0; i < w->nheap; i++) {
+        if (w->heap[i].kind == EV_SRV_MSG || w->heap[i].kind == EV_CLI_MSG) {
+            sim_msg_t *msg = w->heap[i].p;
+            free(msg->data);
+            free(msg);
+        }
+    }
+    free(w->heap);
+    free(w->node_of);
+    free(w->locks);
+    free(w->lockp);
+    free(w->mem);
+    free(w->nodes);
+    free(w->cl);
+    free(w->core_free);
+    free(w->fadd_seen);
+    memset(w, 0, sizeof *w);
+}
