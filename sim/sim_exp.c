@@ -30,6 +30,13 @@ static double barrier_cost(const sim_world_t *w)
     return w->m.barrier_us * ceil(log2((double)w->prm.nproc));
 }
 
+/* When a rank leaves a barrier that ended at t0: within one stage of it
+ * (the seed chooses). */
+static double leave(sim_world_t *w, double t0)
+{
+    return t0 + w->m.barrier_us * (double)(sim_rand(w) % 1024) / 1024.0;
+}
+
 static void on_done(sim_world_t *w, sim_client_t *c, double t)
 {
     exp_state_t *x = w->exp;
@@ -115,12 +122,12 @@ int sim_hotspot(sim_world_t *w, const sim_hot_opts_t *o, FILE *out)
                 continue;
             sim_client_t *h = &w->cl[r];
             arm_client(h, -1, 0);
-            sim_client_start(w, h, o->op, 0, t0);
+            sim_client_start(w, h, o->op, 0, leave(w, t0));
             nh++;
         }
         sim_client_t *c = &w->cl[m];
         arm_client(c, SIM_WARM + o->iters, SIM_WARM);
-        sim_client_start(w, c, o->op, 0, t0);
+        sim_client_start(w, c, o->op, 0, leave(w, t0));
         sim_run(w, NULL);
         double us = (c->t_last - c->t_first) / o->iters;
         sum += us;
@@ -151,12 +158,14 @@ int sim_hot100(sim_world_t *w, const sim_hot_opts_t *o, FILE *out)
     for (int it = 0; it < o->iters; it++) {
         double t0 = w->now + barrier_cost(w);
         for (int r = 0; r < n; r++) {
-            arm_client(&w->cl[r], o->ops, 0);
-            sim_client_start(w, &w->cl[r], SIM_OP_FADD, 0, t0);
+            sim_client_t *c = &w->cl[r];
+            arm_client(c, o->ops, 0);
+            c->t_first = leave(w, t0);
+            sim_client_start(w, c, SIM_OP_FADD, 0, c->t_first);
         }
         sim_run(w, NULL);
         for (int r = 0; r < n; r++)
-            acc[r] += (w->cl[r].t_last - t0) / o->ops;
+            acc[r] += (w->cl[r].t_last - w->cl[r].t_first) / o->ops;
     }
     double sum = 0.0, max = 0.0;
     int cnt = 0;

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "server/arm_server.h"
 #include "server/srv_xport.h"
 #include "sim_model.h"
@@ -154,6 +155,11 @@ void sim_run(sim_world_t *w, int (*stop)(sim_world_t *w));
 double sim_core_take(sim_world_t *w, double t, int *core);
 void sim_core_release(sim_world_t *w, int core, double end);
 uint64_t sim_rand(sim_world_t *w);
+/* Prints SIMCHECK and returns 1 when every invariant holds: every client
+ * idle, no event left, each fetch-and-add value 0..issued-1 handed out
+ * exactly once and the counter at issued, no send beyond a credit, no
+ * forwarded message beyond an edge's slots, nothing refused or lost. */
+int  sim_check(sim_world_t *w, FILE *out);
 
 /* sim_xport.c */
 extern const srv_xport_ops_t sim_xport;

@@ -172,37 +172,6 @@ static void runtime_defaults(cli_t *c)
                                        (size_t)arm_config.topology_auto_max);
 }
 
-/* The invariants of a run: every operation completed, every fetch-and-add
- * value handed out once, no request beyond a credit, nothing refused. */
-static int check(sim_world_t *w, FILE *out)
-{
-    int stuck = 0;
-    for (int r = 0; r < w->prm.nproc; r++)
-        stuck += w->cl[r].state != CL_IDLE;
-    uint64_t seen = 0;
-    for (uint64_t i = 0; i < w->fadd_cap; i++)
-        seen += (w->fadd_seen[i / 8] >> (i % 8)) & 1u;
-    int32_t counter;
-    memcpy(&counter, w->mem + SIM_FADD_OFF, sizeof counter);
-    uint64_t refused = w->refused, lost = 0;
-    for (int k = 0; k < w->nnodes; k++) {
-        const arm_server_stats_t *st = &w->nodes[k].srv->stats;
-        refused += st->refused;
-        lost += st->refusals_lost;
-    }
-    int ok = stuck == 0 && seen == w->fadd_issued && (uint64_t)counter == w->fadd_issued &&
-             w->fadd_dup == 0 && w->fadd_range == 0 && w->credit_over == 0 &&
-             w->edge_over == 0 && refused == 0 && lost == 0 && w->nheap == 0;
-    fprintf(out, "SIMCHECK stuck=%d fadd_issued=%llu fadd_values=%llu counter=%d fadd_dup=%llu "
-            "credit_over=%llu edge_over=%llu edge_inflight_max=%d edge_slots=%d refused=%llu "
-            "lost=%llu ok=%d\n", stuck, (unsigned long long)w->fadd_issued,
-            (unsigned long long)seen, counter, (unsigned long long)w->fadd_dup,
-            (unsigned long long)w->credit_over, (unsigned long long)w->edge_over,
-            w->edge_inflight_max, w->prm.edge_slots, (unsigned long long)refused,
-            (unsigned long long)lost, ok);
-    return ok;
-}
-
 static int run_world(cli_t *c, unsigned long long *events, double *sim_us)
 {
     sim_world_t w;
@@ -214,7 +183,7 @@ static int run_world(cli_t *c, unsigned long long *events, double *sim_us)
     }
     int st = !strcmp(c->exp, "hotspot") ? sim_hotspot(&w, &c->h, stdout)
                                         : sim_hot100(&w, &c->h, stdout);
-    int ok = check(&w, stdout);
+    int ok = sim_check(&w, stdout);
     *events = (unsigned long long)w.events;
     *sim_us = w.now;
     sim_world_fini(&w);

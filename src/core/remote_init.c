@@ -76,10 +76,10 @@ static void topo_setup(const arm_core_t *c)
     char why[160], name[16];
     const char *dims = arm_config_text("TOPOLOGY_DIMS");
     /* auto: the same choice in every process, from job-wide figures. */
-    double fcg_bytes = (double)c->nproc * (double)arm_config.server_slots *
-                       (double)arm_config.slot_size;
     arm_topo_kind_t kind = arm_config.topology > 0 ? (arm_topo_kind_t)(arm_config.topology - 1)
-        : fcg_bytes <= (double)arm_config.topology_auto_max ? ARM_TOPO_FCG : ARM_TOPO_MFCG;
+        : arm_topo_auto_kind(c->nproc, (int)arm_config.server_slots,
+                             (size_t)arm_config.slot_size,
+                             (size_t)arm_config.topology_auto_max);
     if (arm_topo_init(&arm_rc.topo, kind, c->nnodes, dims, why, sizeof why) != ARM_OK)
         arm_fatal("ARMCI_Init", "settings ARMADA_TOPOLOGY=%s ARMADA_TOPOLOGY_DIMS='%s' cannot "
                   "shape %d nodes: %s", arm_config_value("TOPOLOGY", name, sizeof name), dims,

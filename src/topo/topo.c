@@ -309,3 +309,9 @@ int arm_topo_neighbour_index(const arm_topo_t *t, int node, int nb)
     topo_nbr_bounds(t, node, bound);
     return topo_set_index(t, node, bound, nb);
 }
+
+arm_topo_kind_t arm_topo_auto_kind(int nproc, int slots, size_t slot_size, size_t auto_max)
+{
+    double fcg_bytes = (double)nproc * (double)slots * (double)slot_size;
+    return fcg_bytes <= (double)auto_max ? ARM_TOPO_FCG : ARM_TOPO_MFCG;
+}

@@ -1,0 +1,56 @@
+#!/bin/bash
+# sim.cli: armada-sim end to end. Every hot-spot run must pass its own
+# invariants (SIMCHECK ok=1, exit 0); one seed must give one output; the
+# memory study must find made servers equal to their layout; calibration from
+# the stored topology report must succeed and load back. Usage: sim_cli.sh SIM SRC
+set -u
+SIM=$1 SRC=$2
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bad() { echo "FAIL: $*"; fail=1; }
+
+for topo in fcg mfcg cfcg hypercube; do
+  for op in fadd putv; do
+    for lvl in 0 20 100; do
+      out=$("$SIM" hotspot --topology $topo --procs 16 --ppn 2 --op $op --level $lvl --iters 5) \
+        || bad "hotspot $topo $op $lvl exited $?"
+      grep -q "SIMCHECK .*ok=1" <<<"$out" || bad "hotspot $topo $op $lvl: $(grep SIMCHECK <<<"$out")"
+      grep -q "rank=mean us=[0-9]" <<<"$out" || bad "hotspot $topo $op $lvl: no mean"
+    done
+  done
+  out=$("$SIM" hot100 --topology $topo --procs 64 --ppn 4 --iters 3) || bad "hot100 $topo exited $?"
+  grep -q "SIMCHECK .*ok=1" <<<"$out" || bad "hot100 $topo: $(grep SIMCHECK <<<"$out")"
+done
+
+# One seed, one result (the wall time aside); another seed, another.
+a=$("$SIM" --seed 5 hot100 --topology mfcg --procs 128 --ppn 4 --iters 2 | grep -v SIMSTAT)
+b=$("$SIM" --seed 5 hot100 --topology mfcg --procs 128 --ppn 4 --iters 2 | grep -v SIMSTAT)
+c=$("$SIM" --seed 6 hot100 --topology mfcg --procs 128 --ppn 4 --iters 2 | grep -v SIMSTAT)
+[ "$a" = "$b" ] || bad "seed 5 twice gave two results"
+[ "$a" != "$c" ] || bad "seeds 5 and 6 gave one result"
+
+# The memory study: servers small enough are made and must match the layout.
+for topo in fcg mfcg cfcg hypercube; do
+  out=$("$SIM" memory --topology $topo --procs 1536 --ppn 12 --slots 4 --slot-size 16384 \
+        --edge-slots 4) || bad "memory $topo exited $?"
+  grep -q "node=max .*made=1 match=1" <<<"$out" || bad "memory $topo: $(grep node=max <<<"$out")"
+done
+out=$("$SIM" memory --topology auto --procs 12288 --ppn 12) || bad "memory auto exited $?"
+grep -q "topo=auto:mfcg" <<<"$out" || bad "auto at 12,288 processes is not MFCG: $out"
+
+# Bad input stops with a message naming the option.
+"$SIM" hotspot --topology ring --procs 8 --ppn 1 2>"$tmp/err" && bad "a bad topology was accepted"
+grep -q -- "--topology" "$tmp/err" || bad "bad topology: no message naming --topology"
+
+# Calibration from the stored report, and the model file it writes loads back.
+rep="$SRC/docs/bench/2026-11-24-topo/results.json"
+"$SIM" --calibrate "$rep" --out "$tmp/model.txt" >"$tmp/cal" || bad "calibrate exited $?"
+grep -q "^MODEL " "$tmp/cal" || bad "calibrate printed no MODEL line"
+out=$("$SIM" --model "$tmp/model.txt" hotspot --topology fcg --procs 8 --ppn 1 --op fadd \
+      --level 0 --iters 3) || bad "a calibrated model did not load"
+[ "$(grep '^MODEL' <<<"$out" | sed 's/source=[^ ]* //')" = "$(sed 's/source=[^ ]* //' "$tmp/cal")" ] \
+  || bad "the saved model is not the calibrated one"
+
+[ $fail = 0 ] && echo "sim.cli: passed"
+exit $fail
