@@ -64,7 +64,7 @@ void sim_model_print(const sim_model_t *m, FILE *out);
  * unknown or the value bad. */
 int sim_model_set(sim_model_t *m, const char *key, const char *value);
 
-/* Derives m from a benchmark report (report/bench-*/results.json, written
+/* Derives m from a benchmark report (report/bench-DATE/results.json, written
  * by tools/bench/armada_bench.py), preferring the vnode-tcp configuration:
  * 0, or -1 with the reason in why (missing figures are named). Fields no
  * figure informs keep their defaults, and the report says which. */
