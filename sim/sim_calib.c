@@ -19,7 +19,8 @@
  *   Cf = (1/Af) / max(1/p, 1/2)        fetch-and-add:  Cf = 2k + 4m
  *   Cv = (1/Av) / max(1/p, 1/2)        putv + fence:   Cv = 4k + 6m + 1024 copy_ns
  *   =>  m = Cf - (Cv - 1024 copy_ns) / 2,   k = (Cf - 4m) / 2
- * (Without Av, or when that gives m or k below zero: k = m = Cf / 6.)
+ * Without Av, from the idle putv: Cv = P0 - 2L - 1024 byte_ns (L below).
+ * Without either, or when m or k come out below zero: k = m = Cf / 6.
  * Latency from the idle round trip, F0 = Cf + 2L:
  *   L = (F0 - Cf) / 2,  lat_us = wake_us = L / 2   (floored at 0)
  * Services from the ops suite, round trips that differ from Rfadd only in
@@ -204,21 +205,28 @@ static int derive_cpu(const figs_t *f, sim_model_t *m, notes_t *nt)
     double p = m->cores > 0 && m->cores < origins + 1 ? m->cores : origins + 1;
     double share = fmax(1.0 / p, 0.5);
     double cf = (1.0 / a) / share, k = cf / 6.0, mm = cf / 6.0;
+    double cv = NAN;
     if (f->av > 0) {
-        double cv = (1.0 / f->av) / share - 1024.0 * m->copy_ns * 1e-3;
+        cv = (1.0 / f->av) / share;
+    } else if (f->p0 > 0 && f->f0 > 0) {
+        cv = f->p0 - (f->f0 - cf) - 1024.0 * m->byte_ns * 1e-3; /* P0 less 2L and wire */
+        note(nt->extra, sizeof nt->extra, "putv-cpu-from-idle-putv");
+    }
+    if (!isnan(cv)) {
+        cv -= 1024.0 * m->copy_ns * 1e-3;
         double m2 = cf - cv / 2.0, k2 = (cf - 4.0 * m2) / 2.0;
         if (m2 > 0 && k2 > 0) {
             mm = m2;
             k = k2;
         } else {
-            note(nt->extra, sizeof nt->extra, "equal-split(putv-rate-unfit)");
+            note(nt->extra, sizeof nt->extra, "equal-split(putv-unfit)");
         }
     } else {
-        note(nt->extra, sizeof nt->extra, "equal-split(no-putv-rate)");
+        note(nt->extra, sizeof nt->extra, "equal-split(no-putv)");
         note(nt->kept, sizeof nt->kept, "svc_seg_us");
     }
     m->client_us = m->svc_rmw_us = m->svc_fence_us = k;
-    if (f->av > 0)
+    if (!isnan(cv))
         m->svc_seg_us = k;
     m->send_us = m->recv_us = mm;
     return 0;
@@ -344,7 +352,8 @@ int sim_model_calibrate(sim_model_t *m, const char *results_json, char *why, siz
     notes_t nt = { "", "" };
     derive(&f, m, &nt);
     snprintf(m->source, sizeof m->source, "calibrated from %s (%s, %d processes)%s%s; defaults: %s",
-             results_json, f.config, f.n, nt.extra[0] ? "; " : "", nt.extra, nt.kept);
+             results_json, f.config, f.n, nt.extra[0] ? "; " : "", nt.extra,
+             nt.kept[0] ? nt.kept : "none");
     snprintf(why, why_len, "%s", m->source);
     sj_free(doc);
     return 0;
