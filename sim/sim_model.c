@@ -79,8 +79,8 @@ static int parse_field(const field_t *f, const char *value, sim_model_t *m)
         *(int *)(void *)((char *)m + f->off) = (int)v;
         return 0;
     }
-    double v = strtod(value, &end);
-    if (end == value || *end != '\0' || errno != 0 || !isfinite(v) || v < 0.0)
+    double v = strtod(value, &end); /* ERANGE on underflow is fine; overflow is inf */
+    if (end == value || *end != '\0' || !isfinite(v) || v < 0.0)
         return -1;
     *(double *)(void *)((char *)m + f->off) = v;
     return 0;
