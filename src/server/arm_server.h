@@ -50,6 +50,8 @@ typedef struct arm_server_params {
     int edge_slots;
     int combine;                  /* combine fetch-and-adds (and one-int
                                      accumulates) on the way                  */
+    int split;                    /* answer a combined fetch-and-add through the
+                                     server that sent it (decision 047)       */
     /* Records of clients and incoming edges, and outgoing buffers, are made
      * at their first message instead of at start (the simulator, sim/: a
      * job of a million processes cannot hold every server's records). The
@@ -90,6 +92,8 @@ typedef struct arm_server_stats {
     uint64_t fwd_in_requests;     /* requests that arrived from a server       */
     uint64_t fwd_in_messages;     /* messages those arrived in                 */
     uint64_t credit_waits;        /* times a forward waited for an edge credit */
+    uint64_t split_sent;          /* combined answers sent as one message      */
+    uint64_t split_replies;       /* origins answered here for another target  */
 } arm_server_stats_t;
 
 /* Starts the server thread on the net layer's server worker. */

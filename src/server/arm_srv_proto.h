@@ -19,7 +19,8 @@
 
 /* REQ: client -> server; REP: server -> client; FWD and CREDIT: server ->
  * server, along the edges of the virtual topology (src/topo). */
-enum { ARM_SRV_AM_REQ = 1, ARM_SRV_AM_REP = 2, ARM_SRV_AM_FWD = 3, ARM_SRV_AM_CREDIT = 4 };
+enum { ARM_SRV_AM_REQ = 1, ARM_SRV_AM_REP = 2, ARM_SRV_AM_FWD = 3, ARM_SRV_AM_CREDIT = 4,
+       ARM_SRV_AM_SPLIT = 5 };
 
 typedef enum arm_srv_op {
     ARM_SRV_PUT = 1,      /* data -> raddr                                   */
@@ -133,6 +134,19 @@ typedef struct arm_srv_comb {
     int64_t  operand;
 } arm_srv_comb_t;
 
+/* Splitting a combined fetch-and-add's answer (decision 047): with split
+ * replies on, the target answers a combined entry with one ARM_SRV_AM_SPLIT
+ * message to the server that sent it, this header then `nent`
+ * arm_srv_comb_t whose operand field holds the value for that origin; the
+ * receiver answers each origin as the target would have. */
+typedef struct arm_srv_split_hdr {
+    int32_t  from_node;   /* the target's node                               */
+    uint32_t nent;        /* origins                                         */
+    int32_t  status;      /* arm_status_t of the combined operation          */
+    uint32_t pad;
+} arm_srv_split_hdr_t;
+
+_Static_assert(sizeof(arm_srv_split_hdr_t) == 16, "split header size is pinned");
 _Static_assert(sizeof(arm_srv_fwd_hdr_t) == 16, "forward header size is pinned");
 _Static_assert(sizeof(arm_srv_fwd_ent_t) == 72, "forward entry size is pinned");
 _Static_assert(sizeof(arm_srv_comb_t) == 24, "combined origin size is pinned");

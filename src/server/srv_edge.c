@@ -4,7 +4,10 @@
  * its origin, from the reply pool) or sent on toward its target. A lock
  * request that must wait is parked, so that it never holds up the edge
  * (other origins' unlocks travel on it); the slot is given back once every
- * entry is done and every reply that reads its data is sent. */
+ * entry is done and every reply that reads its data is sent. A combined
+ * fetch-and-add is answered either origin by origin from here, or, with
+ * split replies (decision 047), by one message to the server that sent it,
+ * which answers its origins (srv_on_split). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,13 +176,134 @@ static arm_status_t acc_sum(struct arm_server *s, const arm_srv_req_t *r, char *
     return ARM_OK;
 }
 
+/* The value origin i of a combined fetch-and-add receives: the old value
+ * plus the operands of the origins before it. */
+static int64_t comb_value(const arm_srv_req_t *r, int64_t old, int64_t prefix)
+{
+    return r->sub == ARM_SRV_FADD32 ? (int64_t)(int32_t)(old + prefix) : old + prefix;
+}
+
+/* One message to the sender of agg with every origin's value written over
+ * its operand in the slot's data (the slot is held until it is sent). */
+static void split_send(struct arm_server *s, srv_slot_t *agg, const arm_srv_fwd_ent_t *ent,
+                       char *data, int64_t old)
+{
+    int64_t prefix = 0;
+    for (uint32_t i = 0; i < ent->ncomb; i++) {
+        arm_srv_comb_t c;
+        memcpy(&c, data + (size_t)i * sizeof c, sizeof c);
+        int64_t v = comb_value(&ent->req, old, prefix);
+        prefix += c.operand;
+        c.operand = v;
+        memcpy(data + (size_t)i * sizeof c, &c, sizeof c);
+        s->stats.requests++;
+    }
+    srv_prec_t *p = pool_get(s);
+    p->rec.cl = agg->cl;
+    p->dest = -1;
+    p->agg = agg;
+    agg->pending++;
+    p->rec.busy = 1;
+    p->split = (arm_srv_split_hdr_t){ s->p.node, ent->ncomb, ARM_OK, 0 };
+    p->rec.iov1 = (arm_net_iov_t){ data, (size_t)ent->ncomb * sizeof(arm_srv_comb_t) };
+    arm_net_comp_init(&p->rec.comp, prec_sent, p);
+    s->stats.split_sent++;
+    arm_status_t st = s->x->send_server(s->xctx, agg->cl->node, ARM_SRV_AM_SPLIT, &p->split,
+                                        sizeof p->split, &p->rec.iov1, 1, 0, &p->rec.comp);
+    if (st == ARM_INPROGRESS)
+        return;
+    if (st != ARM_OK) {
+        /* The origins learn of it by their deadline, as of a lost reply. */
+        arm_log(ARM_LOG_ERROR, "server", "split answer of %u origins to node %d failed: %s",
+                ent->ncomb, agg->cl->node, arm_status_str(st));
+        s->stats.refusals_lost += ent->ncomb;
+    }
+    pool_put(s, p);
+}
+
+/* Answers the origins of w from its cursor while reply records last; 1
+ * when all are answered. */
+static int split_answer(struct arm_server *s, srv_split_t *w)
+{
+    while (w->next < w->hdr.nent) {
+        srv_prec_t *p = pool_get(s);
+        if (!p)
+            return 0;
+        const arm_srv_comb_t *c = &w->ent[w->next++];
+        p->rec.cl = NULL;
+        prec_post(s, p, c->src, c->req_id, c->operand, ARM_OK, NULL, 0, 0, NULL);
+        s->stats.split_replies++;
+    }
+    return 1;
+}
+
+arm_status_t srv_on_split(void *arg, const arm_net_am_msg_t *msg)
+{
+    struct arm_server *s = arg;
+    arm_srv_split_hdr_t h;
+    if (msg->hdr_len != sizeof h || srv_pool_make(s) != ARM_OK) {
+        arm_log(ARM_LOG_ERROR, "server", "split answer dropped (%zu-byte header, or no memory "
+                "for the reply pool)", msg->hdr_len);
+        s->stats.refusals_lost++;
+        return ARM_OK;
+    }
+    memcpy(&h, msg->hdr, sizeof h);
+    if ((size_t)h.nent * sizeof(arm_srv_comb_t) != msg->data_len) {
+        arm_log(ARM_LOG_ERROR, "server", "split answer from node %d of %u origins carries %zu "
+                "bytes: dropped", h.from_node, h.nent, msg->data_len);
+        s->stats.refusals_lost += h.nent;
+        return ARM_OK;
+    }
+    /* Kept in a record of its own (the transport's buffer is not), answered
+     * now as far as records last, the rest by srv_split_retry. */
+    srv_split_t *w = malloc(sizeof *w + msg->data_len);
+    if (!w)
+        arm_fatal("server", "no memory for a split answer of %u origins", h.nent);
+    w->hdr = h;
+    w->next = 0;
+    w->link = NULL;
+    memcpy(w->ent, msg->data, msg->data_len);
+    if (!s->splits && split_answer(s, w)) {
+        free(w);
+        return ARM_OK;
+    }
+    if (s->splits_tail)
+        s->splits_tail->link = w;
+    else
+        s->splits = w;
+    s->splits_tail = w;
+    s->nsplits++;
+    return ARM_OK;
+}
+
+int srv_split_retry(struct arm_server *s)
+{
+    int did = 0;
+    while (s->splits) {
+        srv_split_t *w = s->splits;
+        uint32_t before = w->next;
+        int done = split_answer(s, w);
+        did |= w->next != before;
+        if (!done)
+            break;
+        s->splits = w->link;
+        if (!s->splits)
+            s->splits_tail = NULL;
+        s->nsplits--;
+        free(w);
+    }
+    return did;
+}
+
 /* A combined entry: the sum is applied once. A fetch-and-add answers
  * origin i with the old value plus the operands of the origins before it;
  * an accumulate answers only if it failed. */
 static int serve_combined(struct arm_server *s, srv_slot_t *agg, const arm_srv_fwd_ent_t *ent,
-                          const char *data)
+                          char *data)
 {
-    if (s->npfree < (int)ent->ncomb)
+    int is_fadd = ent->req.op == ARM_SRV_RMW;
+    int split = s->p.split && is_fadd && ent->ncomb > 1;
+    if (s->npfree < (split ? 1 : (int)ent->ncomb))
         return 0;
     char why[SRV_WHY_MAX];
     srv_out_t out = { 0, NULL, 0, 0, { NULL, 0 }, 0, why };
@@ -198,6 +322,10 @@ static int serve_combined(struct arm_server *s, srv_slot_t *agg, const arm_srv_f
         v.cl = agg->cl;
         st = srv_handler_of(ARM_SRV_RMW)->fn(s, &v, &out);
     }
+    if (split && st == ARM_OK) {
+        split_send(s, agg, ent, data, out.value);
+        return 1;
+    }
     int64_t prefix = 0;
     for (uint32_t i = 0; i < ent->ncomb; i++) {
         arm_srv_comb_t c;
@@ -207,8 +335,7 @@ static int serve_combined(struct arm_server *s, srv_slot_t *agg, const arm_srv_f
             continue;
         srv_prec_t *p = pool_get(s);
         p->rec.cl = agg->cl;
-        int64_t val = ent->req.sub == ARM_SRV_FADD32 ? (int64_t)(int32_t)(out.value + prefix)
-                                                     : out.value + prefix;
+        int64_t val = comb_value(&ent->req, out.value, prefix);
         if (st == ARM_OK)
             prec_post(s, p, c.src, c.req_id, val, ARM_OK, NULL, 0, 0, NULL);
         else

@@ -83,6 +83,11 @@ void srv_fwd_fini(struct arm_server *s)
         s->parked = p->next;
         free(p);
     }
+    while (s->splits) {
+        srv_split_t *w = s->splits;
+        s->splits = w->link;
+        free(w);
+    }
     s->oedges = NULL;
     s->precs = NULL;
 }

@@ -128,11 +128,20 @@ typedef struct srv_oedge {
 /* A reply from the pool (forwarded requests) or a parked lock request. */
 typedef struct srv_prec {
     srv_rec_t      rec;
+    arm_srv_split_hdr_t split; /* a split answer's header                   */
     srv_slot_t    *agg;        /* edge slot whose data the reply uses        */
     int            dest;       /* origin rank                                */
     struct arm_server *srv;
     struct srv_prec *next;
 } srv_prec_t;
+
+/* A split answer waiting for reply records: its origins from `next` on. */
+typedef struct srv_split {
+    arm_srv_split_hdr_t hdr;
+    uint32_t       next;
+    struct srv_split *link;
+    arm_srv_comb_t ent[];
+} srv_split_t;
 
 typedef struct srv_park {
     arm_srv_req_t  req;
@@ -177,6 +186,8 @@ struct arm_server {
     int npfree;
     srv_park_t *parked, *parked_tail;
     int nparked;
+    srv_split_t *splits, *splits_tail;  /* split answers waiting for records */
+    int nsplits;
     char *slab;
     size_t slab_bytes;
     srv_seg_t *segs;
@@ -265,6 +276,10 @@ arm_status_t srv_fwd_refuse_to(struct arm_server *s, int rank, uint64_t req_id, 
                                const char *why);
 arm_status_t srv_on_fwd(void *arg, const arm_net_am_msg_t *msg);
 arm_status_t srv_on_credit(void *arg, const arm_net_am_msg_t *msg);
+/* A split answer from a target: each origin answered from the pool. */
+arm_status_t srv_on_split(void *arg, const arm_net_am_msg_t *msg);
+/* Answers origins of waiting split answers; non-zero when one was. */
+int srv_split_retry(struct arm_server *s);
 arm_status_t srv_fwd_init(struct arm_server *s);
 /* The reply pool (made at start, or at first use with lazy_clients). */
 arm_status_t srv_pool_make(struct arm_server *s);

@@ -23,6 +23,8 @@ arm_status_t srv_create(const arm_server_params_t *p, const srv_xport_ops_t *x, 
         st = x->listen(xctx, ARM_SRV_AM_FWD, srv_on_fwd, s);
     if (st == ARM_OK && p->topo)
         st = x->listen(xctx, ARM_SRV_AM_CREDIT, srv_on_credit, s);
+    if (st == ARM_OK && p->topo)
+        st = x->listen(xctx, ARM_SRV_AM_SPLIT, srv_on_split, s);
     if (st != ARM_OK) {
         srv_destroy(s);
         return st;
@@ -41,6 +43,8 @@ int srv_progress(struct arm_server *s)
     int did = 0;
     for (int i = 0; i < SRV_PASS_MAX && s->x->progress(s->xctx); i++)
         did = 1;
+    if (s->nsplits)
+        did |= srv_split_retry(s);
     if (s->nparked)
         did |= srv_fwd_retry_parked(s);
     if (s->nblocked)
@@ -73,7 +77,7 @@ void *srv_thread(void *arg)
         }
         /* Waiting lock requests are retried every millisecond; otherwise
          * sleep until the transport has events (or a wakeup). */
-        s->x->wait(s->xctx, s->nblocked || s->nparked ? 1 : 1000);
+        s->x->wait(s->xctx, s->nblocked || s->nparked || s->nsplits ? 1 : 1000);
         idle = 0;
     }
     return NULL;
