@@ -351,10 +351,17 @@ int sim_model_calibrate(sim_model_t *m, const char *results_json, char *why, siz
     read_figs(&f, sj_root(doc));
     notes_t nt = { "", "" };
     derive(&f, m, &nt);
-    snprintf(m->source, sizeof m->source, "calibrated from %s (%s, %d processes)%s%s; defaults: %s",
-             results_json, f.config, f.n, nt.extra[0] ? "; " : "", nt.extra,
-             nt.kept[0] ? nt.kept : "none");
-    snprintf(why, why_len, "%s", m->source);
+    /* The whole text goes to why; the source keeps what fits. */
+    char text[sizeof nt.kept + sizeof nt.extra + 128];
+    snprintf(text, sizeof text, "(%s, %d processes)%s%s; defaults: %s", f.config, f.n,
+             nt.extra[0] ? "; " : "", nt.extra, nt.kept[0] ? nt.kept : "none");
+    char full[sizeof text + 512];
+    snprintf(full, sizeof full, "calibrated from %s %s", results_json, text);
+    if (why != NULL && why_len > 0)
+        snprintf(why, why_len, "%s", full);
+    size_t n = strlen(full) < sizeof m->source ? strlen(full) : sizeof m->source - 1;
+    memcpy(m->source, full, n);
+    m->source[n] = '\0';
     sj_free(doc);
     return 0;
 }
