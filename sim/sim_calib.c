@@ -19,6 +19,7 @@
  *   Cf = (1/Af) / max(1/p, 1/2)        fetch-and-add:  Cf = 2k + 4m
  *   Cv = (1/Av) / max(1/p, 1/2)        putv + fence:   Cv = 4k + 6m + 1024 copy_ns
  *   =>  m = Cf - (Cv - 1024 copy_ns) / 2,   k = (Cf - 4m) / 2
+ * (byte counts times copy_ns or byte_ns are nanoseconds, taken / 1000).
  * Without Av, from the idle putv: Cv = P0 - 2L - 1024 byte_ns (L below).
  * Without either, or when m or k come out below zero: k = m = Cf / 6.
  * Latency from the idle round trip, F0 = Cf + 2L:
@@ -33,8 +34,8 @@
  * excess: M0 - F0 = x H, x the mean extra hops of ranks 1..n-1 to rank 0
  * in the MFCG shape (computed by src/topo):
  *   fwd_us = (M0 - F0) / x - L - 2m    (floored at 0)
- * byte_ns = 1000 / BW;  barrier_us = barrier_armci / ceil(log2 n) (suite
- * barrier). From configuration node (shared memory), when the report has
+ * byte_ns = 1000 / BW;  barrier_us = barrier_armci / ceil(log2 nb), at the
+ * barrier suite's own largest process count nb. From configuration node (shared memory), when the report has
  * it: local_us = mean of its get, put, acc, fadd; copy_ns = its 1 MiB put
  * time / 1 MiB. */
 #include "sim_model.h"
