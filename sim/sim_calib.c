@@ -16,8 +16,8 @@
  * an operation's CPU is C, half of it the server's (client side and server
  * side are alike under the ratios), so an operation leaves every
  * T = C * max(1/p, 1/2) microseconds, and with T = 1/A:
- *   Cf = (1/Af) / max(1/p, 1/2)        fetch-and-add:  Cf = 2k + 4m
- *   Cv = (1/Av) / max(1/p, 1/2)        putv + fence:   Cv = 4k + 6m + 1024 copy_ns
+ *   Cf = (1/Af) / max(1/p, 1/2)    fetch-and-add:  Cf = 2k + 4m
+ *   Cv = (1/Av) / max(1/p, 1/2)    putv + fence:   Cv = 4k + 6m + 1024 copy_ns
  *   =>  m = Cf - (Cv - 1024 copy_ns) / 2,   k = (Cf - 4m) / 2
  * (byte counts times copy_ns or byte_ns are nanoseconds, taken / 1000).
  * Without Av, from the idle putv: Cv = P0 - 2L - 1024 byte_ns (L below).
