@@ -35,9 +35,9 @@
  * in the MFCG shape (computed by src/topo):
  *   fwd_us = (M0 - F0) / x - L - 2m    (floored at 0)
  * byte_ns = 1000 / BW;  barrier_us = barrier_armci / ceil(log2 nb), at the
- * barrier suite's own largest process count nb. From configuration node (shared memory), when the report has
- * it: local_us = mean of its get, put, acc, fadd; copy_ns = its 1 MiB put
- * time / 1 MiB. */
+ * barrier suite's own largest process count nb. From configuration node
+ * (shared memory), when the report has it: local_us = mean of its get,
+ * put, acc, fadd; copy_ns = its 1 MiB put time / 1 MiB. */
 #include "sim_model.h"
 
 #include <math.h>
