@@ -16,9 +16,10 @@
  * an operation's CPU is C, half of it the server's (client side and server
  * side are alike under the ratios), so an operation leaves every
  * T = C * max(1/p, 1/2) microseconds, and with T = 1/A:
- *   Cf = (1/Af) / max(1/p, 1/2)        fetch-and-add:  Cf = 2k + 4m
- *   Cv = (1/Av) / max(1/p, 1/2)        putv + fence:   Cv = 4k + 6m + 1024 copy_ns
+ *   Cf = (1/Af) / max(1/p, 1/2)    fetch-and-add:  Cf = 2k + 4m
+ *   Cv = (1/Av) / max(1/p, 1/2)    putv + fence:   Cv = 4k + 6m + 1024 copy_ns
  *   =>  m = Cf - (Cv - 1024 copy_ns) / 2,   k = (Cf - 4m) / 2
+ * (byte counts times copy_ns or byte_ns are nanoseconds, taken / 1000).
  * Without Av, from the idle putv: Cv = P0 - 2L - 1024 byte_ns (L below).
  * Without either, or when m or k come out below zero: k = m = Cf / 6.
  * Latency from the idle round trip, F0 = Cf + 2L:
@@ -33,10 +34,10 @@
  * excess: M0 - F0 = x H, x the mean extra hops of ranks 1..n-1 to rank 0
  * in the MFCG shape (computed by src/topo):
  *   fwd_us = (M0 - F0) / x - L - 2m    (floored at 0)
- * byte_ns = 1000 / BW;  barrier_us = barrier_armci / ceil(log2 n) (suite
- * barrier). From configuration node (shared memory), when the report has
- * it: local_us = mean of its get, put, acc, fadd; copy_ns = its 1 MiB put
- * time / 1 MiB. */
+ * byte_ns = 1000 / BW;  barrier_us = barrier_armci / ceil(log2 nb), at the
+ * barrier suite's own largest process count nb. From configuration node
+ * (shared memory), when the report has it: local_us = mean of its get,
+ * put, acc, fadd; copy_ns = its 1 MiB put time / 1 MiB. */
 #include "sim_model.h"
 
 #include <math.h>
@@ -351,10 +352,17 @@ int sim_model_calibrate(sim_model_t *m, const char *results_json, char *why, siz
     read_figs(&f, sj_root(doc));
     notes_t nt = { "", "" };
     derive(&f, m, &nt);
-    snprintf(m->source, sizeof m->source, "calibrated from %s (%s, %d processes)%s%s; defaults: %s",
-             results_json, f.config, f.n, nt.extra[0] ? "; " : "", nt.extra,
-             nt.kept[0] ? nt.kept : "none");
-    snprintf(why, why_len, "%s", m->source);
+    /* The whole text goes to why; the source keeps what fits. */
+    char text[sizeof nt.kept + sizeof nt.extra + 128];
+    snprintf(text, sizeof text, "(%s, %d processes)%s%s; defaults: %s", f.config, f.n,
+             nt.extra[0] ? "; " : "", nt.extra, nt.kept[0] ? nt.kept : "none");
+    char full[sizeof text + 512];
+    snprintf(full, sizeof full, "calibrated from %s %s", results_json, text);
+    if (why != NULL && why_len > 0)
+        snprintf(why, why_len, "%s", full);
+    size_t n = strlen(full) < sizeof m->source ? strlen(full) : sizeof m->source - 1;
+    memcpy(m->source, full, n);
+    m->source[n] = '\0';
     sj_free(doc);
     return 0;
 }

@@ -363,7 +363,7 @@ static void test_calibrate_errors(void)
     char why[400] = "";
     sim_model_t m;
     CHECK(sim_model_calibrate(&m, "/nonexistent/r.json", why, sizeof why) == -1 &&
-          strstr(why, "/nonexistent/r.json"), "missing report: %s", why);
+          strstr(why, "/nonexistent/r.json"), "missing report: %.200s", why);
     unit_section("calibrate: bad reports refused with the reason");
 }
 
