@@ -108,10 +108,12 @@ static int make_servers(sim_world_t *w, char *why, size_t why_len)
         sim_node_t *n = &w->nodes[k];
         n->w = w;
         n->node = k;
-        arm_server_params_t sp = { NULL, p->nproc, k, w->lockp, p->slots, p->slot_size,
-                                   ARM_SRV_PROGRESS_POLL, 0, 0, 0,
-                                   w->use_topo ? &w->topo : NULL, w->node_of, p->edge_slots,
-                                   p->combine, 1 };
+        arm_server_params_t sp = {
+            .nproc = p->nproc, .node = k, .acc_lock = w->lockp, .slots = p->slots,
+            .slot_size = p->slot_size, .progress = ARM_SRV_PROGRESS_POLL,
+            .topo = w->use_topo ? &w->topo : NULL, .node_of = w->node_of,
+            .edge_slots = p->edge_slots, .combine = p->combine, .split = p->split,
+            .lazy_clients = 1 };
         arm_status_t st = srv_create(&sp, &sim_xport, n, &n->srv);
         if (st == ARM_OK) {
             int first = k * p->ppn, last = first + p->ppn;

@@ -95,7 +95,7 @@ typedef struct sim_params {
     arm_topo_kind_t kind;
     const char *dims;
     int nproc, ppn;
-    int slots, edge_slots, combine;
+    int slots, edge_slots, combine, split;
     size_t slot_size;
     uint64_t seed;
 } sim_params_t;

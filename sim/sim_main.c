@@ -30,7 +30,7 @@ static void usage(const char *why)
             "usage: armada-sim [--model FILE] [--set key=value]... [--seed N] EXPERIMENT [opts]\n"
             "       armada-sim --calibrate REPORT/results.json [--out FILE]\n"
             "EXPERIMENT memory  --topology T --procs N --ppn P [--slots 4] [--slot-size 16384]\n"
-            "                   [--edge-slots 4] [--dims XxY]\n"
+            "                   [--edge-slots 4] [--dims XxY] [--combine 0|1] [--split 0|1]\n"
             "           hotspot --topology T --procs N --ppn P --op fadd|putv --level L\n"
             "                   [--iters 20] [--measure K] [--hammers after|spread]\n"
             "           hot100  --topology T --procs N --ppn P [--ops 10] [--iters 100]\n"
@@ -96,6 +96,7 @@ static void exp_opt(cli_t *c, const char *o, const char *v)
     else if (!strcmp(o, "--edge-slots")) c->p.edge_slots = (int)num(o, v, 1, 1024);
     else if (!strcmp(o, "--dims")) c->p.dims = v;
     else if (!strcmp(o, "--combine")) c->p.combine = (int)num(o, v, 0, 1);
+    else if (!strcmp(o, "--split")) c->p.split = (int)num(o, v, 0, 1);
     else if (!strcmp(o, "--op")) {
         if (!v || (strcmp(v, "fadd") && strcmp(v, "putv")))
             usage("--op: fadd or putv");
@@ -166,6 +167,7 @@ static void runtime_defaults(cli_t *c)
         c->p.slot_size = (size_t)arm_config.slot_size;
         c->p.edge_slots = (int)arm_config.edge_slots;
         c->p.combine = (int)arm_config.combine;
+        c->p.split = (int)arm_config.split_replies;
     }
     if (c->topo_name && !strcmp(c->topo_name, "auto"))
         c->p.kind = arm_topo_auto_kind(c->p.nproc, c->p.slots, c->p.slot_size,
@@ -200,6 +202,7 @@ int main(int argc, char **argv)
     c.p.slot_size = 16384;
     c.p.edge_slots = 4;
     c.p.combine = 1;
+    c.p.split = 1;
     c.p.seed = 1;
     c.default_buffers = 1;
     c.topo_name = "fcg";

@@ -46,9 +46,10 @@ typedef struct mem_row {
 static void sample(const sim_params_t *p, const arm_topo_t *t, int use_topo, const int *node_of,
                    int nnodes, int node, mem_row_t *row)
 {
-    arm_server_params_t sp = { NULL, p->nproc, node, NULL, p->slots, p->slot_size,
-                               ARM_SRV_PROGRESS_POLL, 0, 0, 0, use_topo ? t : NULL, node_of,
-                               p->edge_slots, p->combine, 0 };
+    arm_server_params_t sp = {
+        .nproc = p->nproc, .node = node, .slots = p->slots, .slot_size = p->slot_size,
+        .progress = ARM_SRV_PROGRESS_POLL, .topo = use_topo ? t : NULL, .node_of = node_of,
+        .edge_slots = p->edge_slots, .combine = p->combine, .split = p->split };
     memset(row, 0, sizeof *row);
     arm_server_layout(&sp, &row->l);
     int deg = use_topo ? arm_topo_degree(t, node) : nnodes - 1;

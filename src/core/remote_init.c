@@ -150,11 +150,13 @@ static arm_status_t start_server(arm_core_t *c, int server_yield_after)
      * REPLY_EAGER_MAX (decision 012); elsewhere UCX keeps its choice. */
     size_t reply_eager = arm_rc.stream ? (size_t)arm_config.reply_eager_max : 0;
     int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
-    arm_server_params_t sp = { arm_rc.net, c->nproc, c->my_node, locks, slots,
-                               arm_rc.slot_size, (int)arm_config.progress,
-                               (int)arm_config.poll_spins, server_yield_after, reply_eager,
-                               arm_rc.topo_on ? &arm_rc.topo : NULL, c->node_of,
-                               (int)arm_config.edge_slots, (int)arm_config.combine, 0 };
+    arm_server_params_t sp = {
+        .net = arm_rc.net, .nproc = c->nproc, .node = c->my_node, .acc_lock = locks,
+        .slots = slots, .slot_size = arm_rc.slot_size, .progress = (int)arm_config.progress,
+        .poll_spins = (int)arm_config.poll_spins, .yield_after = server_yield_after,
+        .reply_eager_max = reply_eager, .topo = arm_rc.topo_on ? &arm_rc.topo : NULL,
+        .node_of = c->node_of, .edge_slots = (int)arm_config.edge_slots,
+        .combine = (int)arm_config.combine, .split = (int)arm_config.split_replies };
     arm_status_t st = arm_server_start(&sp, &arm_rc.server);
     if (st != ARM_OK)
         return st;

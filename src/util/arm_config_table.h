@@ -25,6 +25,9 @@
       "message of up to a slot of requests).") \
     X(combine, "COMBINE", BOOL, "1", NULL, TOPOLOGY, \
       "Combine fetch-and-adds to one address that meet at a forwarding server into one.") \
+    X(split_replies, "SPLIT_REPLIES", BOOL, "1", NULL, TOPOLOGY, \
+      "Answer the origins of a combined fetch-and-add through the server that combined it: " \
+      "one message from the target instead of one per origin (decision 047).") \
     X(shm_limit, "SHM_LIMIT", SIZE, "0", NULL, TOPOLOGY, \
       "Largest total of shared memory one process may allocate; 0 means no limit.") \
     X(shm_named, "SHM_NAMED", BOOL, "0", NULL, TOPOLOGY, \

@@ -33,9 +33,10 @@ static void layout_matches(arm_topo_kind_t kind, int nproc, int ppn)
         node_of[r] = r / ppn;
     for (int node = 0; node < nnodes; node += nnodes / 3 + 1) {
         for (int lazy = 0; lazy <= 1; lazy++) {
-            arm_server_params_t p = { NULL, nproc, node, NULL, 4, 2048, ARM_SRV_PROGRESS_POLL,
-                                      0, 0, 0, kind == ARM_TOPO_FCG ? NULL : &t, node_of, 3, 1,
-                                      lazy };
+            arm_server_params_t p = {
+                .nproc = nproc, .node = node, .slots = 4, .slot_size = 2048,
+                .progress = ARM_SRV_PROGRESS_POLL, .topo = kind == ARM_TOPO_FCG ? NULL : &t,
+                .node_of = node_of, .edge_slots = 3, .combine = 1, .lazy_clients = lazy };
             arm_server_layout_t l;
             sim_node_t n;
             memset(&n, 0, sizeof n);

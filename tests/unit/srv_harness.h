@@ -42,8 +42,8 @@ static inline void h_init(harness_t *h, int nproc, int slots, size_t slot_size, 
     }
     h->nproc = nproc;
     h->slots = slots;
-    arm_server_params_t p = { NULL, nproc, 1, h->lockp, slots, slot_size,
-                              ARM_SRV_PROGRESS_POLL, 0, 0, 0, NULL, NULL, 0, 0, 0 };
+    arm_server_params_t p = { .nproc = nproc, .node = 1, .acc_lock = h->lockp, .slots = slots,
+                              .slot_size = slot_size, .progress = ARM_SRV_PROGRESS_POLL };
     if (srv_create(&p, &srv_xport_fake, &h->f, &h->s) != ARM_OK) {
         fprintf(stderr, "srv_create failed\n");
         exit(2);

@@ -14,7 +14,8 @@
  * fetch-and-adds folded into one entry, each origin answered with its own
  * value of one serial order); a lock held at the target parks a forwarded
  * lock request without stopping the edge, and the unlock grants it;
- * requests that cannot be forwarded are refused to their origin. */
+ * requests that cannot be forwarded are refused to their origin; with split
+ * answers, the combining server answers the origins for the target. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include "server/srv_int.h"
@@ -33,6 +34,9 @@ typedef struct reply {
     long long data;              /* first 8 bytes of the payload            */
     char text[SRV_WHY_MAX];
 } reply_t;
+
+/* Split answers of combined fetch-and-adds (decision 047) in the servers made. */
+static int w_split;
 
 typedef struct world {
     int n;
@@ -66,8 +70,10 @@ static void w_init(world_t *w, arm_topo_kind_t kind, int n, const char *dims, in
     }
     for (int k = 0; k < n; k++) {
         srv_fake_init(&w->f[k]);
-        arm_server_params_t p = { NULL, n, k, w->lockp, 2, SLOT, ARM_SRV_PROGRESS_POLL, 0, 0, 0,
-                                  &w->topo, w->node_of, edge_slots, 1, 0 };
+        arm_server_params_t p = { .nproc = n, .node = k, .acc_lock = w->lockp, .slots = 2,
+                                  .slot_size = SLOT, .progress = ARM_SRV_PROGRESS_POLL,
+                                  .topo = &w->topo, .node_of = w->node_of,
+                                  .edge_slots = edge_slots, .combine = 1, .split = w_split };
         if (srv_create(&p, &srv_xport_fake, &w->f[k], &w->s[k]) != ARM_OK) {
             fprintf(stderr, "srv_create failed\n");
             exit(2);
@@ -301,6 +307,13 @@ static void combining(void)
           got, nr, total);
     CHECK(w->s[6]->stats.fwd_combined >= 1, "node 6 combined (%llu folded)",
           (unsigned long long)w->s[6]->stats.fwd_combined);
+    uint64_t sent = w->s[0]->stats.split_sent, answered = w->s[6]->stats.split_replies;
+    if (w_split)
+        CHECK(sent >= 1 && answered >= 2 && answered <= (uint64_t)nr,
+              "split: the target sent %llu split answers, node 6 answered %llu origins",
+              (unsigned long long)sent, (unsigned long long)answered);
+    else
+        CHECK(sent == 0 && answered == 0, "no split answers when off");
     w_fini(w);
     free(w);
 }
@@ -425,6 +438,10 @@ int main(void)
     unit_section("edge credits: a forwarder without one holds and aggregates");
     combining();
     unit_section("combined fetch-and-adds: one serial order's values");
+    w_split = 1;
+    combining();
+    w_split = 0;
+    unit_section("combined fetch-and-adds answered through the combining server (split)");
     combining_acc();
     unit_section("combined one-element integer accumulates, applied once");
     parked_lock();
