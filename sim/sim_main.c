@@ -165,10 +165,13 @@ static void runtime_defaults(cli_t *c)
     if (c->default_buffers) {
         c->p.slots = (int)arm_config.server_slots;
         c->p.slot_size = (size_t)arm_config.slot_size;
-        c->p.edge_slots = (int)arm_config.edge_slots;
-        c->p.combine = (int)arm_config.combine;
-        c->p.split = (int)arm_config.split_replies;
     }
+    if (c->p.edge_slots < 0)
+        c->p.edge_slots = (int)arm_config.edge_slots;
+    if (c->p.combine < 0)
+        c->p.combine = (int)arm_config.combine;
+    if (c->p.split < 0)
+        c->p.split = (int)arm_config.split_replies;
     if (c->topo_name && !strcmp(c->topo_name, "auto"))
         c->p.kind = arm_topo_auto_kind(c->p.nproc, c->p.slots, c->p.slot_size,
                                        (size_t)arm_config.topology_auto_max);
@@ -200,9 +203,9 @@ int main(int argc, char **argv)
     c.p.kind = ARM_TOPO_FCG;
     c.p.slots = 4;
     c.p.slot_size = 16384;
-    c.p.edge_slots = 4;
-    c.p.combine = 1;
-    c.p.split = 1;
+    c.p.edge_slots = -1;       /* -1: the runtime's setting */
+    c.p.combine = -1;
+    c.p.split = -1;
     c.p.seed = 1;
     c.default_buffers = 1;
     c.topo_name = "fcg";
