@@ -30,10 +30,15 @@
  *   Rlock (lock round trip + one-way unlock, served before the next lock)
  *     = Rfadd - svc_rmw + svc_lock + (client + send + recv + svc_lock)
  *   =>  svc_lock = (Rlock - Rfadd - 2m) / 2
- * One forwarding hop, H = lat + wake + recv + fwd + send, from the MFCG
- * excess: M0 - F0 = x H, x the mean extra hops of ranks 1..n-1 to rank 0
- * in the MFCG shape (computed by src/topo):
- *   fwd_us = (M0 - F0) / x - L - 2m    (floored at 0)
+ * One forwarding hop, H = lat + wake + recv + fwd + send + hop, from the
+ * MFCG excess: M0 - F0 = x H, x the mean extra hops of ranks 1..n-1 to
+ * rank 0 in the MFCG shape (computed by src/topo). The hop's CPU is taken
+ * as a small service (fwd = k); the rest waits without a processor
+ * (decision 048):
+ *   fwd_us = k,  hop_us = (M0 - F0) / x - L - 2m - k    (floored at 0)
+ * jitter (the CPU costs' variation) is not derived from the figures: it
+ * keeps its default, 1 (exponential), which decision 048 argues from the
+ * contended figures. 
  * byte_ns = 1000 / BW;  barrier_us = barrier_armci / ceil(log2 nb), at the
  * barrier suite's own largest process count nb. From configuration node
  * (shared memory), when the report has it: local_us = mean of its get,
@@ -276,10 +281,15 @@ static void derive_services(const figs_t *f, sim_model_t *m, notes_t *nt, double
     else
         m->svc_lock_us = floor0((f->r_lock - ref - 2.0 * m->send_us) / 2.0, &fl);
     double x = mfcg_extra_hops(f->n);
-    if (isnan(f->m0) || isnan(f->f0) || x <= 0.0)
-        note(nt->kept, sizeof nt->kept, "fwd_us");
-    else
-        m->fwd_us = floor0((f->m0 - f->f0) / x - lw - m->recv_us - m->send_us, &fl);
+    if (isnan(f->m0) || isnan(f->f0) || x <= 0.0) {
+        note(nt->kept, sizeof nt->kept, "fwd_us hop_us");
+    } else {
+        /* The hop's CPU is a small service like the others (fwd = k); what
+         * the hop costs beyond it and the wire waits without a processor. */
+        m->fwd_us = k;
+        m->hop_us = floor0((f->m0 - f->f0) / x - lw - m->recv_us - m->send_us - m->fwd_us,
+                           &fl);
+    }
     if (fl)
         note(nt->extra, sizeof nt->extra, "a-service-floored-at-0");
 }

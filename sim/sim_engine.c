@@ -2,6 +2,7 @@
  * time, then by the order they were scheduled (so one seed gives one
  * result), and `cores` processors that CPU work queues for. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,17 @@ void sim_core_release(sim_world_t *w, int core, double end)
 {
     if (core >= 0)
         w->core_free[core] = end;
+}
+
+double sim_cpu(sim_world_t *w, double us)
+{
+    double j = w->m.jitter;
+    if (j <= 0.0 || us <= 0.0)
+        return us;
+    /* An exponential draw of mean 1, mixed in with weight j: mean us,
+     * coefficient of variation j. */
+    double u = ((double)(sim_rand(w) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+    return us * ((1.0 - j) - j * log(u));
 }
 
 uint64_t sim_rand(sim_world_t *w)

@@ -155,6 +155,8 @@ void sim_run(sim_world_t *w, int (*stop)(sim_world_t *w));
 double sim_core_take(sim_world_t *w, double t, int *core);
 void sim_core_release(sim_world_t *w, int core, double end);
 uint64_t sim_rand(sim_world_t *w);
+/* A CPU cost of mean us, varied by the model's jitter (seeded). */
+double sim_cpu(sim_world_t *w, double us);
 /* Prints SIMCHECK and returns 1 when every invariant holds: every client
  * idle, no event left, each fetch-and-add value 0..issued-1 handed out
  * exactly once and the counter at issued, no send beyond a credit, no

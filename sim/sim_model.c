@@ -24,7 +24,7 @@ static const field_t fields[] = {
     DF(wake_us),     DF(client_us),   DF(svc_put_us),  DF(svc_get_us),
     DF(svc_acc_us),  DF(svc_seg_us),  DF(svc_rmw_us),  DF(svc_lock_us),
     DF(svc_fence_us), DF(fwd_us),     DF(copy_ns),     DF(local_us),
-    DF(barrier_us),
+    DF(barrier_us),  DF(hop_us),      DF(jitter),
 };
 #undef DF
 #define NFIELDS (sizeof fields / sizeof fields[0])
@@ -52,10 +52,12 @@ void sim_model_defaults(sim_model_t *m)
     m->svc_rmw_us = 2.33;
     m->svc_lock_us = 2.16;
     m->svc_fence_us = 2.33;
-    m->fwd_us = 18.9;
+    m->fwd_us = 2.33;
     m->copy_ns = 0.024;
     m->local_us = 0.022;
     m->barrier_us = 10.0;
+    m->hop_us = 13.2;
+    m->jitter = 1.0;
     snprintf(m->source, sizeof m->source, "defaults");
 }
 

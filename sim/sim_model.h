@@ -40,6 +40,12 @@ typedef struct sim_model {
     double svc_fence_us;
     /* Server CPU per request packed into an outgoing buffer (forwarding). */
     double fwd_us;
+    /* A forwarded message's delay per hop beyond the wire, without a
+     * processor: the forwarding stage's scheduling (decision 048). */
+    double hop_us;
+    /* Variation of every CPU cost: each is drawn with this coefficient of
+     * variation around its mean (0: fixed costs; 1: exponential). */
+    double jitter;
     /* Server CPU per payload byte copied (slots, forwarding, unpacking). */
     double copy_ns;
     /* An operation whose target is on the client's own node (shared memory):

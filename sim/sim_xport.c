@@ -74,7 +74,7 @@ static arm_status_t x_listen(void *ctx, unsigned am_id, arm_net_am_cb_t cb, void
 /* A send by the server now running: its processor time, then the wire. */
 static double send_cost(sim_world_t *w, size_t bytes)
 {
-    w->cursor += w->m.send_us + (double)bytes * w->m.copy_ns * 1e-3;
+    w->cursor += sim_cpu(w, w->m.send_us + (double)bytes * w->m.copy_ns * 1e-3);
     return w->cursor;
 }
 
@@ -144,7 +144,9 @@ static arm_status_t x_send_server(void *ctx, int node, unsigned am_id, const voi
     flow_check(w, n->node, node, am_id, hdr);
     sim_msg_t *m = msg_new(am_id, n->node, hdr, hdr_len, iov, iovcnt, NULL, 0);
     double t = send_cost(w, m->len);
-    m->arrive = t + sim_wire(w, hdr_len + m->len);
+    /* A forwarded message also waits hop_us, the forwarding stage's delay
+     * beyond the wire (decision 048). */
+    m->arrive = t + sim_wire(w, hdr_len + m->len) + (am_id == ARM_SRV_AM_FWD ? w->m.hop_us : 0.0);
     sim_push(w, m->arrive, EV_SRV_MSG, node, m);
     return ARM_OK;
 }
@@ -280,7 +282,7 @@ void sim_server_msg(sim_world_t *w, int node, sim_msg_t *msg)
 
 static void deliver(sim_world_t *w, sim_node_t *n, sim_msg_t *m)
 {
-    w->cursor += msg_cost(w, n->node, m);
+    w->cursor += sim_cpu(w, msg_cost(w, n->node, m));
     arm_net_am_msg_t am;
     memset(&am, 0, sizeof am);
     am.id = m->am;
