@@ -58,6 +58,7 @@ struct sim_node {
     sim_msg_t *inbox, *inbox_tail;
     int ninbox;
     int run_scheduled;
+    int woke;                  /* this pass began by waking the thread      */
     double busy_until;
     /* Flow checks: forwarded messages in flight to each neighbour. */
     int *fwd_inflight;         /* by arm_topo_neighbour index (lazy)        */

@@ -144,9 +144,10 @@ static arm_status_t x_send_server(void *ctx, int node, unsigned am_id, const voi
     flow_check(w, n->node, node, am_id, hdr);
     sim_msg_t *m = msg_new(am_id, n->node, hdr, hdr_len, iov, iovcnt, NULL, 0);
     double t = send_cost(w, m->len);
-    /* A forwarded message also waits hop_us, the forwarding stage's delay
-     * beyond the wire (decision 048). */
-    m->arrive = t + sim_wire(w, hdr_len + m->len) + (am_id == ARM_SRV_AM_FWD ? w->m.hop_us : 0.0);
+    /* A forwarded message sent by a server that had to be woken also waits
+     * hop_us beyond the wire (decision 048). */
+    m->arrive = t + sim_wire(w, hdr_len + m->len) +
+                (am_id == ARM_SRV_AM_FWD && n->woke ? w->m.hop_us : 0.0);
     sim_push(w, m->arrive, EV_SRV_MSG, node, m);
     return ARM_OK;
 }
@@ -276,7 +277,8 @@ void sim_server_msg(sim_world_t *w, int node, sim_msg_t *msg)
         return;
     n->run_scheduled = 1;
     /* A server that is not working sleeps and must be woken. */
-    double t = n->busy_until > w->now ? n->busy_until : w->now + w->m.wake_us;
+    n->woke = n->busy_until <= w->now;
+    double t = n->woke ? w->now + w->m.wake_us : n->busy_until;
     sim_push(w, t, EV_SRV_RUN, node, NULL);
 }
 
