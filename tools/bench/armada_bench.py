@@ -254,6 +254,12 @@ def default_jobs(args):
             np, opts = suite_plan(suite, quick or (config != "node" and suite != "fadd"))
             if args.np:
                 np = args.np
+            if args.rep_seconds:
+                # One timing repetition's length, every suite alike: longer
+                # repetitions average out the scheduler on a small machine.
+                opts = [o for i, o in enumerate(opts)
+                        if o != "-R" and (i == 0 or opts[i - 1] != "-R")]
+                opts += ["-R", str(args.rep_seconds)]
             if config != "node" and suite == "contig":
                 opts = opts + ["-M", "1M"]
             if config != "node" and suite == "strided":
@@ -1145,6 +1151,8 @@ def main():
     ap.add_argument("--runs", type=int, default=0,
                     help="launches per program (default: 5 for ops and fadd, 1 otherwise)")
     ap.add_argument("--timeout", type=int, default=60, help="seconds per launch")
+    ap.add_argument("--rep-seconds", type=float, default=None,
+                    help="seconds of one timing repetition (-R) in every suite")
     ap.add_argument("--budget", type=int, default=None,
                     help="total seconds; later jobs are reported as skipped "
                          "(default 540 with --default, else none)")
