@@ -337,8 +337,56 @@ static void derive(const figs_t *f, sim_model_t *m, notes_t *nt)
         note(nt->kept, sizeof nt->kept, "barrier_us");
 }
 
+/* The CPU fields the calibration derives (stretched by the pollers at the
+ * process count they were measured at). */
+static double *cpu_field(sim_model_t *m, int i)
+{
+    double *f[] = { &m->send_us, &m->recv_us, &m->client_us, &m->svc_put_us, &m->svc_get_us,
+                    &m->svc_acc_us, &m->svc_seg_us, &m->svc_rmw_us, &m->svc_lock_us,
+                    &m->svc_fence_us, &m->fwd_us };
+    return i < (int)(sizeof f / sizeof f[0]) ? f[i] : NULL;
+}
+
+/* poll_load from the idle fetch-and-add F0(n2) of another report (decision
+ * 048). With s(n) = 1 + p n / c, the first report's CPU costs are base
+ * costs times s(n1), and F0(n) = Cf1 s(n) / s(n1) + 2L, so with
+ * rho = (F0(n2) - 2L) / Cf1:  p = c (rho - 1) / (n2 - rho n1); then every
+ * CPU cost is divided by s(n1). */
+static void poll_from(sim_model_t *m, const figs_t *f1, const char *path, notes_t *nt)
+{
+    char why[256];
+    sj_doc_t *doc = sj_parse_file(path, why, sizeof why);
+    figs_t f2 = *f1;
+    f2.list = doc ? sj_get(sj_root(doc), "figures") : NULL;
+    int n2 = 0;
+    double f0 = f2.list && f2.list->type == SJ_ARRAY
+                    ? find(&f2, "fcg", "hotspot", "fadd", "us", "level=0", "rank=mean", 0, &n2)
+                    : NAN;
+    double cf = m->client_us + 2 * m->send_us + 2 * m->recv_us + m->svc_rmw_us;
+    double c = m->cores, n1 = f1->n, rho = (f0 - (f1->f0 - cf)) / cf;
+    double p = c * (rho - 1.0) / (n2 - rho * n1);
+    if (doc)
+        sj_free(doc);
+    if (isnan(f0) || n2 == f1->n || isnan(f1->f0) || c <= 0 || !(p > 0) || !isfinite(p)) {
+        note(nt->kept, sizeof nt->kept, "poll_load");
+        return;
+    }
+    m->poll_load = p;
+    double s1 = 1.0 + p * n1 / c;
+    for (int i = 0; cpu_field(m, i); i++)
+        *cpu_field(m, i) /= s1;
+    char what[64];
+    snprintf(what, sizeof what, "poll_load-from-%d-and-%d", f1->n, n2);
+    note(nt->extra, sizeof nt->extra, what);
+}
+
 int sim_model_calibrate(sim_model_t *m, const char *results_json, char *why, size_t why_len)
 {
+    char first[1024];
+    size_t k = strcspn(results_json, ",");
+    snprintf(first, sizeof first, "%.*s", (int)k, results_json);
+    const char *more = results_json[k] == ',' ? results_json + k + 1 : NULL;
+    results_json = first;
     sim_model_defaults(m);
     sj_doc_t *doc = sj_parse_file(results_json, why, why_len);
     if (doc == NULL)
@@ -362,11 +410,18 @@ int sim_model_calibrate(sim_model_t *m, const char *results_json, char *why, siz
     read_figs(&f, sj_root(doc));
     notes_t nt = { "", "" };
     derive(&f, m, &nt);
+    if (more) {
+        char other[1024];
+        snprintf(other, sizeof other, "%.*s", (int)strcspn(more, ","), more);
+        poll_from(m, &f, other, &nt);
+    } else {
+        note(nt.kept, sizeof nt.kept, "poll_load");
+    }
     /* The whole text goes to why; the source keeps what fits. */
     char text[sizeof nt.kept + sizeof nt.extra + 128];
     snprintf(text, sizeof text, "(%s, %d processes)%s%s; defaults: %s", f.config, f.n,
              nt.extra[0] ? "; " : "", nt.extra, nt.kept[0] ? nt.kept : "none");
-    char full[sizeof text + 512];
+    char full[sizeof text + sizeof first + 32];
     snprintf(full, sizeof full, "calibrated from %s %s", results_json, text);
     if (why != NULL && why_len > 0)
         snprintf(why, why_len, "%s", full);

@@ -126,6 +126,7 @@ struct sim_world {
     double now;
     uint64_t events;
     double *core_free;         /* model.cores processors                    */
+    double stretch;            /* of every CPU cost: the pollers' share     */
     /* the node whose server runs now, and its clock within the turn */
     sim_node_t *cur;
     double cursor;

@@ -24,7 +24,7 @@ static const field_t fields[] = {
     DF(wake_us),     DF(client_us),   DF(svc_put_us),  DF(svc_get_us),
     DF(svc_acc_us),  DF(svc_seg_us),  DF(svc_rmw_us),  DF(svc_lock_us),
     DF(svc_fence_us), DF(fwd_us),     DF(copy_ns),     DF(local_us),
-    DF(barrier_us),  DF(hop_us),      DF(jitter),
+    DF(barrier_us),  DF(hop_us),      DF(jitter),      DF(poll_load),
 };
 #undef DF
 #define NFIELDS (sizeof fields / sizeof fields[0])

@@ -43,6 +43,11 @@ typedef struct sim_model {
     /* A forwarded message's delay per hop beyond the wire, without a
      * processor: the forwarding stage's scheduling (decision 048). */
     double hop_us;
+    /* On a machine with fewer processors than threads (cores > 0): the
+     * CPU each process takes while it polls (in MPI, or for a reply), as a
+     * share of a working thread's. Every CPU cost is stretched by
+     * 1 + poll_load x processes / cores (decision 048). */
+    double poll_load;
     /* Variation of every CPU cost: each is drawn with this coefficient of
      * variation around its mean (0: fixed costs; 1: exponential). */
     double jitter;
@@ -71,7 +76,9 @@ void sim_model_print(const sim_model_t *m, FILE *out);
 int sim_model_set(sim_model_t *m, const char *key, const char *value);
 
 /* Derives m from a benchmark report (report/bench-DATE/results.json, written
- * by tools/bench/armada_bench.py), preferring the vnode-tcp configuration:
+ * by tools/bench/armada_bench.py), preferring the vnode-tcp configuration;
+ * results_json may name more reports after commas, whose idle hot-spot
+ * figures at other process counts give poll_load:
  * 0, or -1 with the reason in why (missing figures are named). Fields no
  * figure informs keep their defaults, and the report says which. */
 int sim_model_calibrate(sim_model_t *m, const char *results_json, char *why, size_t why_len);

@@ -316,8 +316,27 @@ static void test_calibrate_full(void)
           near(m.byte_ns, 0.2), "barrier %g local %g copy %g byte %g", m.barrier_us,
           m.local_us, m.copy_ns, m.byte_ns);
     CHECK(strstr(m.source, path) && strstr(m.source, "vnode-tcp, 8 processes") &&
-          strstr(m.source, "defaults: none"), "source '%s'", m.source);
+          strstr(m.source, "defaults: poll_load"), "source '%s'", m.source);
     unit_section("calibrate: every parameter of a hand-made report");
+}
+
+/* A second report with the idle fetch-and-add at 16 processes gives
+ * poll_load, and the first report's CPU costs become base costs. */
+static void test_calibrate_poll(void)
+{
+    char path[700], why[600] = "";
+    snprintf(path, sizeof path, "%s/calib_full.json,%s/calib_np16.json", fixtures, fixtures);
+    sim_model_t m;
+    int rc = sim_model_calibrate(&m, path, why, sizeof why);
+    CHECK(rc == 0, "calibrate: %s", why);
+    CHECK(near(m.poll_load, 0.1), "poll_load %.17g", m.poll_load);
+    CHECK(near(m.send_us, 4.032 / 1.4) && near(m.client_us, 1.936 / 1.4) &&
+          near(m.fwd_us, 1.936 / 1.4), "send %.17g client %.17g", m.send_us, m.client_us);
+    CHECK(near(m.lat_us, 1.0) && near(m.hop_us, 16.0), "lat %.17g hop %.17g", m.lat_us,
+          m.hop_us);
+    CHECK(strstr(why, "poll_load-from-8-and-16") && strstr(why, "defaults: none"), "why '%s'",
+          why);
+    unit_section("calibrate: a second report's process count gives poll_load");
 }
 
 static void test_calibrate_sparse(void)
@@ -335,7 +354,7 @@ static void test_calibrate_sparse(void)
     static const char *const want[] = {
         "cores", "byte_ns", "copy_ns", "local_us", "client_us", "send_us", "recv_us",
         "svc_rmw_us", "svc_fence_us", "svc_seg_us", "lat_us", "wake_us", "svc_put_us",
-        "svc_acc_us", "svc_lock_us", "fwd_us", "hop_us", "barrier_us",
+        "svc_acc_us", "svc_lock_us", "fwd_us", "hop_us", "barrier_us", "poll_load",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         CHECK(kept && strstr(kept, want[i]), "default %s not named: %s", want[i], why);
@@ -381,6 +400,7 @@ int main(int argc, char **argv)
     test_json_large();
     test_calibrate_full();
     test_calibrate_sparse();
+    test_calibrate_poll();
     test_calibrate_errors();
     return unit_finish("sim.model");
 }
