@@ -387,7 +387,9 @@ int sim_model_calibrate(sim_model_t *m, const char *results_json, char *why, siz
     snprintf(first, sizeof first, "%.*s", (int)k, results_json);
     const char *more = results_json[k] == ',' ? results_json + k + 1 : NULL;
     results_json = first;
+    double jitter = m->jitter;   /* a model choice, not a measurement */
     sim_model_defaults(m);
+    m->jitter = jitter;
     sj_doc_t *doc = sj_parse_file(results_json, why, why_len);
     if (doc == NULL)
         return -1;

@@ -213,9 +213,19 @@ int main(int argc, char **argv)
     c.h.ops = 10;
     c.h.per_rank = 1;
     c.h.op = SIM_OP_FADD;
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+            char kv[256];
+            snprintf(kv, sizeof kv, "%s", argv[i + 1]);
+            char *eq = strchr(kv, '=');
+            if (eq)
+                *eq = '\0';
+            if (!eq || sim_model_set(&c.m, kv, eq + 1) != 0)
+                usage("--set: unknown key or bad value");
+        }
         if (!strcmp(argv[i], "--calibrate"))
             return calibrate(argc, argv, i, &c.m);
+    }
     parse(&c, argc, argv);
     if (!strcmp(c.exp, "hot100") && c.h.iters == 20)
         c.h.iters = 100;
@@ -226,6 +236,7 @@ int main(int argc, char **argv)
     snprintf(tn, sizeof tn, "%s%s", strcmp(c.topo_name, "auto") ? "" : "auto:",
              arm_topo_name(c.p.kind));
     c.h.topo_name = tn;
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* a run stopped early keeps its records */
     sim_model_print(&c.m, stdout);
     double t0 = now_s(), sim_us = 0.0;
     unsigned long long events = 0;

@@ -78,7 +78,8 @@ int sim_model_set(sim_model_t *m, const char *key, const char *value);
 /* Derives m from a benchmark report (report/bench-DATE/results.json, written
  * by tools/bench/armada_bench.py), preferring the vnode-tcp configuration;
  * results_json may name more reports after commas, whose idle hot-spot
- * figures at other process counts give poll_load:
+ * figures at other process counts give poll_load. jitter, a model choice,
+ * keeps the value m holds (start from sim_model_defaults):
  * 0, or -1 with the reason in why (missing figures are named). Fields no
  * figure informs keep their defaults, and the report says which. */
 int sim_model_calibrate(sim_model_t *m, const char *results_json, char *why, size_t why_len);
