@@ -1,0 +1,350 @@
+#!/usr/bin/env python3
+"""Self-test of tools/sim/sim_study.py and sim_validate.py on synthetic
+armada-sim output: the line parser, the memory study's increments, cuts and
+growth exponents, the contention and hot100 summaries and the issue's goal
+ratios, the validation's cell matching and 25 % test, and one end-to-end
+--quick run of sim_study against a stand-in simulator (a few lines of
+Python written to a temporary folder), including a failing run. No real
+simulator is needed. Exits non-zero on the first failure.
+
+Usage: test_sim_study.py"""
+import io
+import json
+import math
+import os
+import sys
+import tempfile
+from contextlib import redirect_stderr
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools", "sim"))
+sys.dont_write_bytecode = True
+import sim_study  # noqa: E402
+import sim_validate  # noqa: E402
+
+CHECKS = [0]
+
+
+def fail(msg):
+    print("test_sim_study: FAIL: " + msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    CHECKS[0] += 1
+    if not cond:
+        fail(msg)
+
+
+def close(a, b, rel=1e-9):
+    return a is not None and b is not None and abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
+
+
+# ------------------------------------------------------------------ parser --
+def test_parser():
+    rec = sim_study.parse_line("SIM exp=memory topo=mfcg dims=32x32 procs=12288 ppn=12 "
+                               "nodes=1024 node=max buffer_bytes=123 ep_client=63 x=1.5e3")
+    check(rec["kind"] == "SIM" and rec["topo"] == "mfcg" and rec["dims"] == "32x32",
+          "SIM line text fields: %r" % rec)
+    check(rec["procs"] == 12288 and isinstance(rec["procs"], int), "procs parsed as int")
+    check(rec["node"] == "max" and rec["x"] == 1500.0, "node=max and a float in e notation")
+    m = sim_study.parse_line("MODEL source=123 cores=2 lat_us=9.5")
+    check(m["source"] == "123" and m["cores"] == 2 and m["lat_us"] == 9.5,
+          "MODEL source stays text, numbers are numbers: %r" % m)
+    check(sim_study.parse_line("armada-sim: note") is None, "unknown lines are not records")
+    try:
+        sim_study.parse_line("SIM exp=memory stray")
+        fail("a token without '=' was accepted")
+    except ValueError:
+        pass
+    text = "\n".join(["MODEL source=defaults cores=2", "junk line",
+                      "SIM exp=hot100 topo=fcg procs=4 ppn=1 rank=1 us=2.5",
+                      "SIM exp=hot100 topo=fcg procs=4 ppn=1 rank=mean us=2.5",
+                      "SIMSTAT events=10 sim_us=5 wall_s=0.1 maxrss_kb=100"])
+    model, recs, stat, other = sim_study.parse_output(text)
+    check(model["source"] == "defaults" and len(recs) == 2 and stat["events"] == 10
+          and other == 1, "parse_output: model, 2 records, simstat, 1 other line")
+    _, _, stat, _ = sim_study.parse_output("MODEL source=x\nSIM exp=hot100 rank=1 us=1")
+    check(stat is None, "a missing SIMSTAT line is reported as None")
+
+
+# ------------------------------------------------------------------ memory --
+SLOT = 4 * 16384
+
+
+def mem_bytes(series, nodes):
+    """Synthetic bytes per node: 12 clients' slots plus edges x 12 x slots."""
+    base = 12 * SLOT
+    if series in ("fcg", "fcg-defaults"):
+        edges = nodes - 1
+    elif series == "mfcg":      # about 7.5 times fewer edges than FCG at 1024 nodes
+        edges = round((nodes - 1) / 7.5)
+    elif series == "cube":      # exactly the cube root
+        return int(1000 * nodes ** (1.0 / 3.0))
+    else:
+        edges = 0
+    return base + edges * 12 * SLOT
+
+
+def mem_run(series, procs, topo=None):
+    nodes = procs // 12
+    recs = []
+    b = mem_bytes(series, nodes)
+    for node, bb in (("0", b), ("max", b), ("mean", b // 2)):
+        line = ("SIM exp=memory topo=%s dims=%d procs=%d ppn=12 nodes=%d node=%s buffer_bytes=%d "
+                "clients=12 edges_in=1 edges_out=1 ep_client=%d ep_server=%d"
+                % (topo or series, nodes, procs, nodes, node, bb, nodes, 12 * nodes))
+        recs.append(sim_study.parse_line(line))
+    return {"part": "memory", "meta": {"series": series, "procs": procs}, "status": "ok",
+            "records": recs, "cmd": ["sim"], "cmdline": "sim"}
+
+
+def test_memory():
+    procs = [12 * 2 ** k for k in range(11)]            # 12 .. 12,288
+    runs = [mem_run(s, n) for s in ("fcg", "mfcg", "cube") for n in procs]
+    runs += [mem_run("auto-defaults", n, topo="cfcg") for n in procs]
+    runs += [mem_run("fcg-defaults", n) for n in procs]
+    runs.append(dict(mem_run("fcg", 24576), status="failed"))   # ignored: failed
+    series = sim_study.memory_series(runs)
+    check(set(series) == {"fcg", "mfcg", "cube", "auto-defaults", "fcg-defaults"},
+          "memory series: %s" % sorted(series))
+    check(24576 not in series["fcg"], "a failed run gives no memory point")
+    check(series["fcg"][12288]["buffer_bytes"] == mem_bytes("fcg", 1024),
+          "node=max bytes kept, not node=mean")
+    check(series["fcg"][12288]["mean_bytes"] == mem_bytes("fcg", 1024) // 2, "node=mean kept")
+    inc = sim_study.increments(series["fcg"])
+    check(inc[12] == 0 and inc[12288] == 1023 * 12 * SLOT, "FCG increment: %r" % inc[12288])
+    cut = sim_study.cut_over(series["fcg"], series["mfcg"], 12288)
+    want = 1023 / round(1023 / 7.5)
+    check(close(cut, want), "MFCG cut %r, want %r" % (cut, want))
+    check(sim_study.cut_over(series["fcg"], series["mfcg"], 99) is None, "cut without figures")
+    check(sim_study.cut_over(series["fcg"], series["auto-defaults"], 12288) == math.inf,
+          "a flat series cuts the increment infinitely")
+    e, lo, hi, k = sim_study.growth_exponent(series["cube"])
+    check(close(e, 1.0 / 3.0, 1e-3), "cube-root series exponent %r" % e)
+    check(hi == 1024 and lo == 16 and k == 7, "exponent window: nodes %s-%s, %d points" % (lo, hi, k))
+    e, _, _, _ = sim_study.growth_exponent(series["fcg"])
+    check(0.95 < e <= 1.0, "FCG exponent near 1: %r" % e)
+    check(close(sim_study.loglog_slope([1, 10, 100], [5, 50, 500]), 1.0), "slope of y = 5x")
+    text, summary = sim_study.memory_section(series)
+    text = "\n".join(text)
+    check(summary["cut"]["auto-defaults"] == math.inf and summary["goal"]["cut_ok"],
+          "default series flat: goal cut met")
+    check(summary["goal"]["exponent_ok"], "flat default: exponent goal met")
+    check("| 12288 | %s |" % sim_study.fmt(mem_bytes("fcg", 1024) / 2 ** 20) in text,
+          "bytes table row at 12288 (MiB)")
+    check("| mfcg | mfcg | 1024 |" in text and sim_study.fmt(want) + " over fcg" in text,
+          "cut table row of MFCG")
+    # The default series now grows like FCG: both goals missed.
+    runs2 = [r for r in runs if r["meta"]["series"] != "auto-defaults"]
+    runs2 += [dict(mem_run("fcg", n), meta={"series": "auto-defaults", "procs": n})
+              for n in procs]
+    _, summary = sim_study.memory_section(sim_study.memory_series(runs2))
+    check(close(summary["cut"]["auto-defaults"], 1.0) and not summary["goal"]["cut_ok"]
+          and not summary["goal"]["exponent_ok"], "FCG-like default misses both goals: %r"
+          % summary["goal"])
+    specs = sim_study.memory_specs(type("O", (), {"memory_max": 1048576})())
+    hyper = [s for s in specs if s["meta"]["series"] == "hypercube"]
+    check(all(((s["meta"]["procs"] // 12) & (s["meta"]["procs"] // 12 - 1)) == 0 for s in hyper),
+          "hypercube only at power-of-two nodes")
+    check(max(s["meta"]["procs"] for s in specs) == 1048576
+          and max(s["meta"]["procs"] for s in hyper) == 786432, "memory plan reaches 1,048,576")
+    auto = [s for s in specs if s["meta"]["series"] == "auto-defaults"][0]["args"]
+    check("--slots" not in auto and "auto" in auto, "defaults run without --slots")
+
+
+# -------------------------------------------------------------- contention --
+def hs_run(part, exp, meta, values, summary=True, hammers=3):
+    recs = []
+    for r, us in values:
+        extra = "op=%s level=%d hammers=%d " % (meta["op"], meta["level"], hammers) \
+            if part == "contention" else ""
+        recs.append(sim_study.parse_line("SIM exp=%s topo=%s procs=%d ppn=4 %srank=%d us=%s"
+                                         % (exp, meta["topo"], meta["procs"], extra, r, us)))
+    if summary:
+        vs = [v for _, v in values]
+        for name, v in (("mean", sum(vs) / len(vs)), ("max", max(vs))):
+            extra = "op=%s level=%d hammers=%d " % (meta["op"], meta["level"], hammers) \
+                if part == "contention" else ""
+            recs.append(sim_study.parse_line("SIM exp=%s topo=%s procs=%d ppn=4 %srank=%s us=%s"
+                                             % (exp, meta["topo"], meta["procs"], extra, name, v)))
+    return {"part": part, "meta": meta, "status": "ok", "records": recs, "cmd": ["sim"],
+            "cmdline": "sim"}
+
+
+def test_contention():
+    runs = []
+    for topo, base in (("fcg", 100.0), ("mfcg", 40.0)):
+        meta = {"topo": topo, "procs": 64, "op": "fadd", "level": 20}
+        runs.append(hs_run("contention", "hotspot", meta,
+                           [(r, base + r) for r in range(4, 64)], summary=(topo == "fcg")))
+    summ = sim_study.run_summaries(runs, "contention", "hotspot")
+    f, m = summ[(64, "fadd", 20, "fcg")], summ[(64, "fadd", 20, "mfcg")]
+    check(f["n"] == 60 and close(f["mean"], 100 + 33.5) and f["max"] == 163.0,
+          "fcg summary from the rank=mean/max lines: %r" % {k: f[k] for k in ("n", "mean", "max")})
+    check(close(m["mean"], 40 + 33.5) and m["max"] == 103.0,
+          "mfcg summary computed from ranks when no rank=mean line: %r" % m["mean"])
+    check(f["hammers"] == 3, "hammers kept")
+    text = "\n".join(sim_study.contention_section(summ))
+    ratio = sim_study.fmt((40 + 33.5) / (100 + 33.5))
+    check("| 64 | fadd | 20 | mfcg | 3 | 60 | %s | 103 | %s |" % (sim_study.fmt(73.5), ratio)
+          in text, "contention table row of mfcg:\n" + text)
+
+
+def test_hot100():
+    runs = []
+    pts = {"fcg": [8000.0] * 4, "mfcg": [1000.0, 1000.0, 1000.0, 3000.0],
+           "auto": [1000.0, 1000.0, 1000.0, 4100.0]}
+    for topo, vals in pts.items():
+        runs.append(hs_run("hot100", "hot100", {"topo": topo, "procs": 1024},
+                           list(enumerate(vals))))
+    runs.append(hs_run("hot100", "hot100", {"topo": "mfcg", "procs": 64}, [(0, 1.0)]))
+    summ = sim_study.run_summaries(runs, "hot100", "hot100")
+    ratios = sim_study.hot100_ratios(summ)
+    r = ratios[(1024, "mfcg")]
+    check(close(r["mean_ratio"], 1500 / 8000) and close(r["max_ratio"], 3000 / 8000)
+          and r["goal_ok"], "mfcg ratios 0.1875 / 0.375, goal met: %r" % r)
+    r = ratios[(1024, "auto")]
+    check(close(r["max_ratio"], 4100 / 8000) and not r["goal_ok"],
+          "slowest rank 0.51 x FCG's mean misses the goal: %r" % r)
+    check((64, "mfcg") not in ratios, "no ratio without an FCG run at that size")
+    text = "\n".join(sim_study.hot100_section(summ)[0])
+    check("| 1024 | mfcg | 4 | 1500 | 3000 | 0.188 | 0.375 | met |" in text,
+          "hot100 table row of mfcg:\n" + text)
+    check("NOT met" in text, "the missed goal is shown")
+
+
+# ---------------------------------------------------------------- validate --
+def fig(impl, op, level, value, config="vnode-tcp", nproc=8, rank="mean", unit="us"):
+    return {"config": config, "impl": impl, "suite": "hotspot", "op": op, "unit": unit,
+            "extra": "level=%d;hammers=%d;rank=%s" % (level, level // 10, rank),
+            "value": value, "nproc": nproc, "runs": 3}
+
+
+def test_validate():
+    report = {"figures": [
+        fig("armada", "fadd", 20, 40.0), fig("armada", "fadd", 20, 99.0, config="vnode"),
+        fig("armada-mfcg", "fadd", 20, 50.0), fig("armada", "fadd", 20, 5.0, rank="3"),
+        fig("armada", "fadd", 20, 1.0, unit="Mops/s"), fig("armcimpi", "fadd", 20, 7.0),
+        fig("armada", "putv", 0, 30.0, config="vnode"), fig("armada", "putv", 0, 20.0)]}
+    cells = sim_validate.measured_cells(report, "r.json")
+    check(cells[(8, "fcg", "fadd", 20)]["us"] == 40.0, "vnode-tcp wins over vnode")
+    check(cells[(8, "fcg", "putv", 0)]["us"] == 20.0, "vnode-tcp wins even when listed later")
+    check(cells[(8, "mfcg", "fadd", 20)]["us"] == 50.0 and len(cells) == 3,
+          "only Armada's rank=mean us figures: %r" % sorted(cells))
+    sim_runs = []
+    for topo, op, level, us in (("fcg", "fadd", 20, 50.0), ("mfcg", "fadd", 20, 63.0),
+                                ("fcg", "putv", 0, 14.0)):
+        meta = {"procs": 8, "topo": topo, "op": op, "level": level}
+        sim_runs.append(hs_run("contention", "hotspot", meta, [(1, us)], hammers=2))
+    sim_runs.append(dict(sim_runs[0], status="failed", meta=dict(sim_runs[0]["meta"], level=0)))
+    sim = sim_validate.sim_cells(sim_runs)
+    check(len(sim) == 3, "a failed simulator run gives no cell")
+    keys = [(8, "fcg", "fadd", 20), (8, "mfcg", "fadd", 20), (8, "fcg", "putv", 0),
+            (8, "fcg", "fadd", 0)]
+    rows = {(r["topology"], r["op"], r["level"]): r for r in sim_validate.compare(cells, sim, keys)}
+    check(close(rows[("fcg", "fadd", 20)]["ratio"], 1.25) and rows[("fcg", "fadd", 20)]["within"],
+          "ratio 1.25 is within 25 %")
+    check(close(rows[("mfcg", "fadd", 20)]["ratio"], 1.26) and
+          rows[("mfcg", "fadd", 20)]["within"] is False, "ratio 1.26 is not within 25 %")
+    check(close(rows[("fcg", "putv", 0)]["ratio"], 0.7) and
+          rows[("fcg", "putv", 0)]["within"] is False, "ratio 0.7 is not within 25 %")
+    check(rows[("fcg", "fadd", 0)]["within"] is None, "a cell without simulation is not judged")
+    meta = {"command": "x", "date": "d", "measured_sources": ["r.json"], "sim": "s",
+            "commands": ["c"], "problems": []}
+    md = sim_validate.report_md(sim_validate.compare(cells, sim, keys), meta, None)
+    check("**1 of 3 cells within 25 %**" in md, "validate.md count line:\n" + md)
+    check("| 8 | mfcg | fadd | 20 | 2/2 | 50 | 63 | 1.26 | no |" in md, "validate.md row")
+
+
+# -------------------------------------------------------------- end to end --
+FAKE = r'''#!/usr/bin/env python3
+import sys
+a = sys.argv[1:]
+glob = []
+while a[0].startswith("--"):
+    glob += [a.pop(0), a.pop(0)]
+exp, o = a[0], dict(zip(a[1::2], a[2::2]))
+n, ppn, t = int(o["--procs"]), int(o["--ppn"]), o["--topology"]
+if t == "hypercube" and exp != "memory":
+    sys.stderr.write("stand-in: no hypercube here\n"); sys.exit(3)
+print("MODEL source=stand-in cores=2 " + (" ".join(glob[1::2]) or "lat_us=10"))
+f = {"fcg": 8.0, "mfcg": 2.0, "cfcg": 1.5, "auto": 1.0, "hypercube": 1.2}[t]
+if exp == "memory":
+    nodes = n // ppn
+    b = int(f * nodes * 1000) + (0 if "--slots" in o else 7)
+    for k in ("0", "max", "mean"):
+        print("SIM exp=memory topo=%s dims=%d procs=%d ppn=%d nodes=%d node=%s buffer_bytes=%d "
+              "clients=%d edges_in=1 edges_out=1 ep_client=2 ep_server=9" % (t, nodes, n, ppn, nodes, k, b, ppn))
+else:
+    ranks = range(ppn, n) if exp == "hotspot" else range(n)
+    tag = ("op=%s level=%s hammers=1 " % (o["--op"], o["--level"])) if exp == "hotspot" else ""
+    for r in list(ranks) + ["mean", "max"]:
+        print("SIM exp=%s topo=%s procs=%d ppn=%d %srank=%s us=%.1f" % (exp, t, n, ppn, tag, r, f * 100))
+print("SIMSTAT events=5 sim_us=1.0 wall_s=0.01 maxrss_kb=1000")
+'''
+
+
+def test_end_to_end():
+    with tempfile.TemporaryDirectory(prefix="sim-study-test-") as tmp:
+        fake = os.path.join(tmp, "fake-sim")
+        with open(fake, "w") as fh:
+            fh.write(FAKE)
+        os.chmod(fake, 0o755)
+        out = os.path.join(tmp, "out")
+        err = io.StringIO()
+        with redirect_stderr(err):
+            rc = sim_study.main(["--sim", fake, "--out", out, "--quick",
+                                 "--contention-procs", "16", "--hot100-procs", "16",
+                                 "--set", "lat_us=3", "--jobs", "2"])
+        check(rc == 1, "a failing simulator run makes sim_study exit 1 (rc %r)" % rc)
+        with open(os.path.join(out, "sim.json")) as fh:
+            data = json.load(fh)
+        runs = data["runs"]
+        failed = [r for r in runs if r["status"] != "ok"]
+        check(len(failed) == 2 and all("hypercube" in r["cmd"] for r in failed),
+              "the two hypercube hotspot runs fail (putv, fadd at level 0): %r"
+              % [r["cmdline"] for r in failed])
+        check(all(r["cmd"][1:3] == ["--set", "lat_us=3"] for r in runs),
+              "every command carries the --set")
+        check(all("records" in r and r["cmdline"] for r in runs if r["status"] == "ok"),
+              "every run keeps its command and records")
+        n_mem = sum(1 for r in runs if r["part"] == "memory")
+        check(n_mem == 11 * 6, "memory runs at 12..12288 processes: 11 sizes x 6 series (%d)"
+              % n_mem)
+        check(data["summary"]["memory"]["cut"]["mfcg"] == 4.0, "stand-in MFCG cut 8/2 = 4: %r"
+              % data["summary"]["memory"]["cut"].get("mfcg"))
+        check(data["summary"]["hot100"]["16/auto"]["mean_ratio"] == 0.125,
+              "stand-in hot100 auto/fcg = 1/8")
+        with open(os.path.join(out, "sim.md")) as fh:
+            md = fh.read()
+        for want in ("## Memory", "## Contention", "## 100 % contention", "| lat_us | 3 |",
+                     "| 16 | putv | 11 | mfcg | 1 | 12 | 200 | 200 | 0.25 |", "2 failed",
+                     "stand-in: no hypercube here"):
+            check(want in md, "sim.md lacks %r" % want)
+        try:
+            import matplotlib  # noqa: F401
+            have_mpl = True
+        except ImportError:
+            have_mpl = False
+        if have_mpl:
+            pngs = sorted(x for x in os.listdir(out) if x.endswith(".png"))
+            check(pngs == ["contention-fadd-np16.png", "contention-putv-np16.png",
+                           "hot100-np16.png", "memory.png"], "plots: %r" % pngs)
+        return have_mpl
+
+
+def main():
+    test_parser()
+    test_memory()
+    test_contention()
+    test_hot100()
+    test_validate()
+    plots = test_end_to_end()
+    print("test_sim_study: OK, %d checks%s" % (
+        CHECKS[0], "" if plots else " (matplotlib missing: plots not checked)"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
