@@ -66,6 +66,17 @@ def test_parser():
           and other == 1, "parse_output: model, 2 records, simstat, 1 other line")
     _, _, stat, _ = sim_study.parse_output("MODEL source=x\nSIM exp=hot100 rank=1 us=1")
     check(stat is None, "a missing SIMSTAT line is reported as None")
+    lines = ["SIM exp=hotspot topo=fcg procs=9 level=0 hammers=0 rank=%d us=%d" % (r, 10 + r)
+             for r in range(1, 9)]
+    lines.insert(4, "SIM exp=hotspot topo=fcg procs=9 level=0 hammers=1 rank=50 us=7")
+    lines += ["SIM exp=hotspot topo=fcg procs=9 level=0 hammers=0 rank=mean us=14.5"]
+    recs = [sim_study.parse_line(x) for x in lines]
+    packed = sim_study.compact_records(recs)
+    check(len(packed) == 3 and packed[0]["rank"] == list(range(1, 9)),
+          "per-rank records packed into columns: %r" % packed)
+    back = sim_study.expand_records(json.loads(json.dumps(packed)))
+    key = (lambda r: (str(r["rank"]), r["hammers"]))
+    check(sorted(back, key=key) == sorted(recs, key=key), "packed records expand to the same")
 
 
 # ------------------------------------------------------------------ memory --
@@ -309,6 +320,10 @@ def test_end_to_end():
               "every command carries the --set")
         check(all("records" in r and r["cmdline"] for r in runs if r["status"] == "ok"),
               "every run keeps its command and records")
+        hot = [r for r in runs if r["part"] == "hot100" and r["meta"]["topo"] == "fcg"][0]
+        recs = sim_study.expand_records(hot["records"])
+        check([x["rank"] for x in recs] == list(range(16)) + ["mean", "max"]
+              and all(x["us"] == 800.0 for x in recs), "hot100 records stored in sim.json")
         n_mem = sum(1 for r in runs if r["part"] == "memory")
         check(n_mem == 11 * 6, "memory runs at 12..12288 processes: 11 sizes x 6 series (%d)"
               % n_mem)

@@ -59,6 +59,8 @@ EXPONENT_SLACK = 0.01
 GOAL_HOT100_MEAN = 0.25    # topology mean / FCG mean, 100 % fetch-and-add
 GOAL_HOT100_MAX = 0.5      # topology slowest rank / FCG mean
 GOAL_HOT100_PROCS = 1024
+# Runs this large announce their start on stderr (they may take minutes).
+LOG_START_PROCS = 16384
 
 
 # ---------------------------------------------------------------- plumbing --
@@ -134,6 +136,37 @@ def parse_output(text):
     return model, records, simstat, other
 
 
+def compact_records(recs):
+    """The records for sim.json: per-rank lines (an int rank) that differ
+    only in rank and us become one {"columns": common fields, "rank": [...],
+    "us": [...]} entry (131,072 ranks would otherwise take 10+ MB a run);
+    everything else stays as it is. expand_records undoes it."""
+    out, groups = [], {}
+    for rec in recs:
+        if isinstance(rec.get("rank"), int) and "us" in rec:
+            common = tuple(sorted((k, v) for k, v in rec.items() if k not in ("rank", "us")))
+            g = groups.get(common)
+            if g is None:
+                g = groups[common] = {"columns": dict(common), "rank": [], "us": []}
+                out.append(g)
+            g["rank"].append(rec["rank"])
+            g["us"].append(rec["us"])
+        else:
+            out.append(rec)
+    return out
+
+
+def expand_records(entries):
+    """The records of compact_records' output, per-rank lines in order."""
+    recs = []
+    for e in entries:
+        if "columns" in e:
+            recs += [dict(e["columns"], rank=r, us=u) for r, u in zip(e["rank"], e["us"])]
+        else:
+            recs.append(e)
+    return recs
+
+
 # ------------------------------------------------------------------ runner --
 def sim_command(opts, args):
     """The full command line of one run: global options, then the experiment."""
@@ -155,6 +188,8 @@ def run_one(spec, opts, t_start, lock, counter, total):
     if opts.budget and time.time() - t_start > opts.budget:
         run.update(status="skipped", reason="time budget of %ds spent" % opts.budget)
     else:
+        if spec["meta"].get("procs", 0) >= LOG_START_PROCS:
+            log("[start] %-9s %s" % (spec["part"], " ".join(map(str, spec["args"]))))
         t0 = time.time()
         try:
             p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -811,6 +846,8 @@ def main(argv=None):
     ap.add_argument("--iters", type=int, default=20, help="hotspot iterations per rank (20)")
     ap.add_argument("--hot100-ops", type=int, default=10)
     ap.add_argument("--hot100-iters", type=int, default=100)
+    ap.add_argument("--list", action="store_true",
+                    help="print the commands that would run, run nothing")
     opts = ap.parse_args(argv)
     opts.parts = parse_list(opts.parts, str)
     for p in opts.parts:
@@ -822,14 +859,18 @@ def main(argv=None):
                                        ("64" if opts.quick else "1024,16384,131072"))
     opts.hot100_procs = parse_list(opts.hot100_procs or ("64" if opts.quick else "1024,16384,131072"))
     opts.levels = parse_list(opts.levels)
-    if not os.path.exists(opts.sim):
+    if not os.path.exists(opts.sim) and not opts.list:
         ap.error("no simulator at %s" % opts.sim)
     opts.sim = os.path.abspath(opts.sim)
     if opts.model:
         opts.model = os.path.abspath(opts.model)
+    specs = plan(opts)
+    if opts.list:
+        for sp in specs:
+            print(" ".join(shlex.quote(c) for c in sim_command(opts, sp["args"])))
+        return 0
     os.makedirs(opts.out, exist_ok=True)
 
-    specs = plan(opts)
     log("sim_study: %d runs (%s), %d at once, report in %s"
         % (len(specs), ",".join(opts.parts), opts.jobs, opts.out))
     t0 = time.time()
@@ -846,7 +887,8 @@ def main(argv=None):
     with open(os.path.join(opts.out, "sim.md"), "w") as fh:
         fh.write(text)
     with open(os.path.join(opts.out, "sim.json"), "w") as fh:
-        json.dump(json_safe({"meta": meta, "summary": summary, "runs": runs}), fh,
+        stored = [dict(r, records=compact_records(r.get("records", []))) for r in runs]
+        json.dump(json_safe({"meta": meta, "summary": summary, "runs": stored}), fh,
                   separators=(",", ":"))
     bad = sum(1 for r in runs if r.get("status") not in ("ok", "skipped"))
     log("sim_study: done in %.0fs: %d runs, %d failed, %d skipped; %s"
