@@ -180,8 +180,20 @@ def sim_command(opts, args):
     return cmd + [str(a) for a in args]
 
 
+_BIG_LOCK = threading.Lock()
+
+
 def run_one(spec, opts, t_start, lock, counter, total):
-    """Runs one spec ({"part", "meta", "args"}); returns the run's record."""
+    """Runs one spec ({"part", "meta", "args"}); returns the run's record.
+    Runs of --big-procs processes or more run one at a time (each may take
+    gigabytes; two at once could exhaust a small machine)."""
+    if spec["meta"].get("procs", 0) >= getattr(opts, "big_procs", 0) > 0:
+        with _BIG_LOCK:
+            return _run_one(spec, opts, t_start, lock, counter, total)
+    return _run_one(spec, opts, t_start, lock, counter, total)
+
+
+def _run_one(spec, opts, t_start, lock, counter, total):
     cmd = sim_command(opts, spec["args"])
     run = {"part": spec["part"], "meta": spec["meta"], "cmd": cmd,
            "cmdline": " ".join(shlex.quote(c) for c in cmd)}
@@ -846,6 +858,9 @@ def main(argv=None):
     ap.add_argument("--iters", type=int, default=20, help="hotspot iterations per rank (20)")
     ap.add_argument("--hot100-ops", type=int, default=10)
     ap.add_argument("--hot100-iters", type=int, default=100)
+    ap.add_argument("--big-procs", type=int, default=131072,
+                    help="runs of this many processes or more run one at a time (131072; "
+                         "0: no limit)")
     ap.add_argument("--list", action="store_true",
                     help="print the commands that would run, run nothing")
     opts = ap.parse_args(argv)
