@@ -229,7 +229,7 @@ def test_hot100():
 def fig(impl, op, level, value, config="vnode-tcp", nproc=8, rank="mean", unit="us"):
     return {"config": config, "impl": impl, "suite": "hotspot", "op": op, "unit": unit,
             "extra": "level=%d;hammers=%d;rank=%s" % (level, level // 10, rank),
-            "value": value, "nproc": nproc, "runs": 3}
+            "value": value, "nproc": nproc, "runs": 3, "run_values": [value - 2, value, value + 2]}
 
 
 def test_validate():
@@ -265,7 +265,8 @@ def test_validate():
             "commands": ["c"], "problems": []}
     md = sim_validate.report_md(sim_validate.compare(cells, sim, keys), meta, None)
     check("**1 of 3 cells within 25 %**" in md, "validate.md count line:\n" + md)
-    check("| 8 | mfcg | fadd | 20 | 2/2 | 50 | 63 | 1.26 | no |" in md, "validate.md row")
+    check("| 8 | mfcg | fadd | 20 | 2/2 | 50 | 48-52 (3) | 63 | 1.26 | no |" in md,
+          "validate.md row:\n" + md)
 
 
 # -------------------------------------------------------------- end to end --

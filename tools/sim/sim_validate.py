@@ -111,6 +111,7 @@ def compare(measured, simulated, keys):
         row = {"np": key[0], "topology": key[1], "op": key[2], "level": key[3],
                "measured_us": m["us"] if m else None, "sim_us": s["us"] if s else None,
                "measured_hammers": m["hammers"] if m else None,
+               "measured_runs": (m.get("run_values") or []) if m else [],
                "sim_hammers": s["hammers"] if s else None}
         if m and s and m["us"] > 0 and s["us"] is not None:
             row["ratio"] = s["us"] / m["us"]
@@ -144,7 +145,7 @@ def report_md(rows, meta, model):
                     sim_study.fmt(max(r["ratio"] for r in sub))))
     L.append("")
     head = ["np", "topology", "op", "level %", "hammers (meas/sim)", "measured us",
-            "simulated us", "sim/measured", "within 25 %"]
+            "measured runs", "simulated us", "sim/measured", "within 25 %"]
     body = []
     for r in rows:
         hm = "%s/%s" % ("-" if r["measured_hammers"] is None else r["measured_hammers"],
@@ -152,11 +153,18 @@ def report_md(rows, meta, model):
         if (r["measured_hammers"] is not None and r["sim_hammers"] is not None
                 and r["measured_hammers"] != r["sim_hammers"]):
             hm += " (differ)"
+        mr = r["measured_runs"]
+        spread = "%s-%s (%d)" % (sim_study.fmt(min(mr)), sim_study.fmt(max(mr)), len(mr)) \
+            if len(mr) > 1 else "-"
         body.append([r["np"], r["topology"], r["op"], r["level"], hm,
-                     sim_study.fmt(r["measured_us"]), sim_study.fmt(r["sim_us"]),
+                     sim_study.fmt(r["measured_us"]), spread, sim_study.fmt(r["sim_us"]),
                      sim_study.fmt(r["ratio"]),
                      "-" if r["within"] is None else ("yes" if r["within"] else "no")])
     L += sim_study.md_table(head, body)
+    L.append("")
+    L.append("Measured us: the harness's median over launches of each launch's median; "
+             "measured runs: the launches' lowest-highest (count), the measurement's own "
+             "spread.")
     L.append("")
     if model:
         L.append("Model in use (MODEL line):")
