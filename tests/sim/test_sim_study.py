@@ -223,6 +223,11 @@ def test_hot100():
     check("| 1024 | mfcg | 4 | 1500 | 3000 | 0.188 | 0.375 | met |" in text,
           "hot100 table row of mfcg:\n" + text)
     check("NOT met" in text, "the missed goal is shown")
+    goals = "\n".join(sim_study.goals_lines(
+        {"hot100": {"%d/%s" % k: v for k, v in ratios.items()}}, summ))
+    check("1024 processes, mfcg: mean 0.188 x FCG's mean (goal <= 0.25), slowest 0.375" in goals
+          and "default (auto: auto): mean 0.222" in goals and goals.count("NOT met") == 1,
+          "goals block:\n" + goals)
 
 
 # ---------------------------------------------------------------- validate --
@@ -334,7 +339,7 @@ def test_end_to_end():
               "stand-in hot100 auto/fcg = 1/8")
         with open(os.path.join(out, "sim.md")) as fh:
             md = fh.read()
-        for want in ("## Memory", "## Contention", "## 100 % contention", "| lat_us | 3 |",
+        for want in ("## Goals (issue 21)", "- Memory, default topology at 12288", "## Memory", "## Contention", "## 100 % contention", "| lat_us | 3 |",
                      "| 16 | putv | 11 | mfcg | 1 | 12 | 200 | 200 | 0.25 |", "2 failed",
                      "stand-in: no hypercube here"):
             check(want in md, "sim.md lacks %r" % want)

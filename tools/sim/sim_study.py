@@ -766,6 +766,30 @@ def make_plots(outdir, series, csumm, hsumm):
 
 
 # ------------------------------------------------------------------ report --
+def goals_lines(summary, hsumm):
+    """The issue's goals at a glance, from the sections' summaries."""
+    L = ["## Goals (issue 21)", ""]
+    g = summary.get("memory", {}).get("goal")
+    if g:
+        L.append("- Memory, default topology at %d processes: cut %s (goal >= %.1f: %s); "
+                 "growth exponent %s (goal <= 1/3: %s)."
+                 % (PAPER_PROCS, fmt(g["cut"]), GOAL_CUT, "met" if g["cut_ok"] else "NOT met",
+                    fmt(g["exponent"]), "met" if g["exponent_ok"] else "NOT met"))
+    for key, r in sorted(summary.get("hot100", {}).items()):
+        n, topo = key.split("/")
+        if int(n) != GOAL_HOT100_PROCS:
+            continue
+        shown = topo if topo != "auto" else "default (auto: %s)" % (
+            hsumm.get((int(n), topo), {}).get("topo_printed") or "?")
+        L.append("- 100 %% fetch-and-add at %s processes, %s: mean %s x FCG's mean (goal <= %.2f), "
+                 "slowest %s x FCG's mean (goal <= %.2f): %s."
+                 % (n, shown, fmt(r["mean_ratio"]), GOAL_HOT100_MEAN, fmt(r["max_ratio"]),
+                    GOAL_HOT100_MAX, "met" if r["goal_ok"] else "NOT met"))
+    if len(L) == 2:
+        L.append("- No goal could be evaluated (missing runs).")
+    return L
+
+
 def build_report(runs, meta):
     """(markdown text, summary dict) of a set of finished runs."""
     series = memory_series(runs)
@@ -776,6 +800,7 @@ def build_report(runs, meta):
     L.append("Simulator: `%s`; date %s; %d runs, %.0f s." % (
         meta.get("sim", "?"), meta.get("date", "?"), len(runs), meta.get("seconds", 0)))
     L.append("")
+    head_end = len(L)
     ml, model = model_section(runs)
     L += ml + [""]
     summary = {"model": model}
@@ -799,6 +824,7 @@ def build_report(runs, meta):
         L.append("")
     if meta.get("plot_note"):
         L += ["Plots: " + meta["plot_note"], ""]
+    L[head_end:head_end] = goals_lines(summary, hsumm) + [""]
     L += ["## Runs", ""] + runs_section(runs) + [""]
     L += ["## Commands", "", "Every run's command line (also in sim.json, with its records):",
           "", "```"] + [r["cmdline"] for r in runs] + ["```", ""]
