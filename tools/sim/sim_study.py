@@ -554,7 +554,8 @@ def memory_section(series):
     cut_ok = c is not None and c >= GOAL_CUT
     exp_ok = e is not None and e <= GOAL_EXPONENT + EXPONENT_SLACK
     summary["goal"] = {"cut": c, "cut_ok": cut_ok, "exponent": e, "exponent_ok": exp_ok}
-    L.append("**Goal (issue 21)**: default topology cuts the increment at %d processes by >= %.1fx: "
+    L.append("**Goal (issue 21)**: default topology cuts the increment at %d processes "
+             "by >= %.1fx: "
              "%s (%s); bytes per node grow no faster than the cube root of nodes "
              "(exponent <= 1/3, %.2f allowed for dimension steps): %s (%s)."
              % (PAPER_PROCS, GOAL_CUT, fmt(c), "met" if cut_ok else "NOT met",
@@ -898,7 +899,8 @@ def main(argv=None):
         opts.memory_max = 12288 if opts.quick else 1048576
     opts.contention_procs = parse_list(opts.contention_procs or
                                        ("64" if opts.quick else "1024,16384,131072"))
-    opts.hot100_procs = parse_list(opts.hot100_procs or ("64" if opts.quick else "1024,16384,131072"))
+    opts.hot100_procs = parse_list(opts.hot100_procs or
+                                   ("64" if opts.quick else "1024,16384,131072"))
     opts.levels = parse_list(opts.levels)
     if not os.path.exists(opts.sim) and not opts.list:
         ap.error("no simulator at %s" % opts.sim)

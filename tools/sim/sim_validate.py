@@ -79,7 +79,8 @@ def measured_cells(report, source=""):
                 "config": f.get("config"), "runs": f.get("runs"),
                 "run_values": f.get("run_values"), "source": source}
         old = cells.get(key)
-        if old is None or (old["config"] != PREFERRED_CONFIG and cell["config"] == PREFERRED_CONFIG):
+        if old is None or (old["config"] != PREFERRED_CONFIG
+                           and cell["config"] == PREFERRED_CONFIG):
             cells[key] = cell
     return cells
 
