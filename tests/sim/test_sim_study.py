@@ -61,11 +61,13 @@ def test_parser():
                       "SIM exp=hot100 topo=fcg procs=4 ppn=1 rank=1 us=2.5",
                       "SIM exp=hot100 topo=fcg procs=4 ppn=1 rank=mean us=2.5",
                       "SIMSTAT events=10 sim_us=5 wall_s=0.1 maxrss_kb=100"])
-    model, recs, stat, other = sim_study.parse_output(text)
-    check(model["source"] == "defaults" and len(recs) == 2 and stat["events"] == 10
-          and other == 1, "parse_output: model, 2 records, simstat, 1 other line")
-    _, _, stat, _ = sim_study.parse_output("MODEL source=x\nSIM exp=hot100 rank=1 us=1")
-    check(stat is None, "a missing SIMSTAT line is reported as None")
+    out = sim_study.parse_output(text + "\nSIMCHECK stuck=0 fadd_dup=0 ok=1")
+    check(out["model"]["source"] == "defaults" and len(out["records"]) == 2
+          and out["simstat"]["events"] == 10 and out["other"] == 1
+          and out["checks"] == [{"kind": "SIMCHECK", "stuck": 0, "fadd_dup": 0, "ok": 1}],
+          "parse_output: model, 2 records, simstat, a check, 1 other line: %r" % out)
+    out = sim_study.parse_output("MODEL source=x\nSIM exp=hot100 rank=1 us=1")
+    check(out["simstat"] is None, "a missing SIMSTAT line is reported as None")
     lines = ["SIM exp=hotspot topo=fcg procs=9 level=0 hammers=0 rank=%d us=%d" % (r, 10 + r)
              for r in range(1, 9)]
     lines.insert(4, "SIM exp=hotspot topo=fcg procs=9 level=0 hammers=1 rank=50 us=7")
@@ -298,7 +300,11 @@ else:
     tag = ("op=%s level=%s hammers=1 " % (o["--op"], o["--level"])) if exp == "hotspot" else ""
     for r in list(ranks) + ["mean", "max"]:
         print("SIM exp=%s topo=%s procs=%d ppn=%d %srank=%s us=%.1f" % (exp, t, n, ppn, tag, r, f * 100))
+bad = exp == "hotspot" and t == "cfcg" and o["--op"] == "fadd" and o["--level"] == "20"
+if exp != "memory":
+    print("SIMCHECK stuck=0 fadd_dup=%d ok=%d" % (bad, not bad))
 print("SIMSTAT events=5 sim_us=1.0 wall_s=0.01 maxrss_kb=1000")
+sys.exit(1 if bad else 0)
 '''
 
 
@@ -319,9 +325,12 @@ def test_end_to_end():
             data = json.load(fh)
         runs = data["runs"]
         failed = [r for r in runs if r["status"] != "ok"]
-        check(len(failed) == 2 and all("hypercube" in r["cmd"] for r in failed),
-              "the two hypercube hotspot runs fail (putv, fadd at level 0): %r"
-              % [r["cmdline"] for r in failed])
+        check(len(failed) == 3 and sum("hypercube" in r["cmd"] for r in failed) == 2,
+              "the two hypercube hotspot runs fail (putv, fadd at level 0) and the cfcg one "
+              "whose invariants broke: %r" % [r["cmdline"] for r in failed])
+        check(any(r.get("reason", "").startswith("SIMCHECK not ok: stuck=0 fadd_dup=1 ok=0")
+                  for r in failed), "a broken invariant is the run's reason: %r"
+              % [r.get("reason") for r in failed])
         check(all(r["cmd"][1:3] == ["--set", "lat_us=3"] for r in runs),
               "every command carries the --set")
         check(all("records" in r and r["cmdline"] for r in runs if r["status"] == "ok"),
@@ -340,7 +349,8 @@ def test_end_to_end():
         with open(os.path.join(out, "sim.md")) as fh:
             md = fh.read()
         for want in ("## Goals (issue 21)", "- Memory, default topology at 12288", "## Memory", "## Contention", "## 100 % contention", "| lat_us | 3 |",
-                     "| 16 | putv | 11 | mfcg | 1 | 12 | 200 | 200 | 0.25 |", "2 failed",
+                     "| 16 | putv | 11 | mfcg | 1 | 12 | 200 | 200 | 0.25 |", "3 failed",
+                     "kept in 20 of 21 runs",
                      "stand-in: no hypercube here"):
             check(want in md, "sim.md lacks %r" % want)
         try:

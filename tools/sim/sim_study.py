@@ -88,6 +88,7 @@ def maybe_reexec():
 
 
 # ----------------------------------------------------------------- parsing --
+KINDS = ("SIM", "MODEL", "SIMSTAT", "SIMCHECK")
 _INT = re.compile(r"^-?[0-9]+$")
 _FLOAT = re.compile(r"^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$")
 
@@ -102,11 +103,11 @@ def parse_value(text):
 
 
 def parse_line(line):
-    """One output line of armada-sim: {"kind": "SIM"|"MODEL"|"SIMSTAT", key:
-    value, ...}, or None for a line of another kind. A token without '=' in a
-    record is an error (the format has none)."""
+    """One output line of armada-sim: {"kind": "SIM"|"MODEL"|"SIMSTAT"|
+    "SIMCHECK", key: value, ...}, or None for a line of another kind. A token
+    without '=' in a record is an error (the format has none)."""
     toks = line.split()
-    if not toks or toks[0] not in ("SIM", "MODEL", "SIMSTAT"):
+    if not toks or toks[0] not in KINDS:
         return None
     rec = {"kind": toks[0]}
     for t in toks[1:]:
@@ -119,21 +120,24 @@ def parse_line(line):
 
 
 def parse_output(text):
-    """(model, records, simstat, other): the MODEL line, the SIM records in
-    order, the SIMSTAT line (None when missing: the run did not finish), and
-    the count of lines of no known kind."""
-    model, simstat, records, other = None, None, [], 0
+    """{"model": the MODEL line, "records": the SIM records in order,
+    "simstat": the SIMSTAT line (None when missing: the run did not finish),
+    "checks": the SIMCHECK lines (the run's invariants, ok=1 when kept),
+    "other": the count of non-empty lines of no known kind}."""
+    out = {"model": None, "records": [], "simstat": None, "checks": [], "other": 0}
     for line in text.splitlines():
         rec = parse_line(line)
         if rec is None:
-            other += 1 if line.strip() else 0
+            out["other"] += 1 if line.strip() else 0
         elif rec["kind"] == "MODEL":
-            model = model or rec
+            out["model"] = out["model"] or rec
         elif rec["kind"] == "SIMSTAT":
-            simstat = rec
+            out["simstat"] = rec
+        elif rec["kind"] == "SIMCHECK":
+            out["checks"].append(rec)
         else:
-            records.append(rec)
-    return model, records, simstat, other
+            out["records"].append(rec)
+    return out
 
 
 def compact_records(recs):
@@ -218,13 +222,20 @@ def _run_one(spec, opts, t_start, lock, counter, total):
             run.update(status="failed", rc=None)
         run["wall_s"] = round(time.time() - t0, 3)
         try:
-            model, recs, simstat, other = parse_output(out)
+            parsed = parse_output(out)
         except ValueError as e:
-            model, recs, simstat, other = None, [], None, 0
+            parsed = parse_output("")
             run["status"] = "failed"
             err += "\n" + str(e)
-        run.update(model=model, records=recs, simstat=simstat, other_lines=other)
-        if run["status"] == "ok" and simstat is None:
+        run.update(model=parsed["model"], records=parsed["records"],
+                   simstat=parsed["simstat"], checks=parsed["checks"],
+                   other_lines=parsed["other"])
+        bad = [c for c in parsed["checks"] if c.get("ok") != 1]
+        if bad:
+            run["status"] = "failed"
+            err += "\nSIMCHECK not ok: " + " ".join(
+                "%s=%s" % (k, v) for k, v in bad[0].items() if k != "kind")
+        elif run["status"] == "ok" and parsed["simstat"] is None:
             run["status"] = "failed"
             err += "\n(no SIMSTAT line: the output is incomplete)"
         if run["status"] != "ok":
@@ -440,6 +451,13 @@ def run_summaries(runs, part, exp):
     return out
 
 
+def shown_topo(printed):
+    """The topology a run printed, without armada-sim's "auto:" prefix."""
+    if not printed:
+        return "?"
+    return printed[len("auto:"):] if printed.startswith("auto:") else printed
+
+
 def hot100_ratios(summ):
     """{(procs, topo): {"mean_ratio", "max_ratio", "goal_ok"}} against FCG's
     mean at the same size; the goal applies at 1,024 processes."""
@@ -605,7 +623,7 @@ def hot100_section(summ):
         goal = "-"
         if r and n == GOAL_HOT100_PROCS:
             goal = "met" if r["goal_ok"] else "NOT met"
-        name = topo if topo != "auto" else "auto (%s)" % s.get("topo_printed", "?")
+        name = topo if topo != "auto" else "auto (%s)" % shown_topo(s.get("topo_printed"))
         rows.append([n, name, s["n"], fmt(s.get("mean")), fmt(s.get("max")),
                      fmt(r.get("mean_ratio")), fmt(r.get("max_ratio")), goal])
     L += md_table(["processes", "topology", "ranks", "mean us", "max us", "mean / fcg mean",
@@ -631,6 +649,12 @@ def runs_section(runs):
     for r in runs:
         by[r.get("status", "?")] = by.get(r.get("status", "?"), 0) + 1
     L.append("Runs: %s." % ", ".join("%d %s" % (v, k) for k, v in sorted(by.items())))
+    checked = [r for r in runs if r.get("checks")]
+    if checked:
+        kept = sum(1 for r in checked if all(c.get("ok") == 1 for c in r["checks"]))
+        L.append("Invariants (SIMCHECK lines: every operation completed, every fetch-and-add "
+                 "value handed out once, no request beyond a credit): kept in %d of %d runs "
+                 "that check them." % (kept, len(checked)))
     bad = [r for r in runs if r.get("status") != "ok"]
     if bad:
         L.append("")
@@ -724,7 +748,7 @@ def plot_hot100(outdir, summ):
             if not s or not s["points"]:
                 continue
             pts = s["points"]
-            label = topo if topo != "auto" else "auto (%s)" % s.get("topo_printed", "?")
+            label = topo if topo != "auto" else "auto (%s)" % shown_topo(s.get("topo_printed"))
             a1.scatter([p[0] for p in pts], [p[1] for p in pts], s=3 if len(pts) > 2000 else 8,
                        marker=MARK[topo], label=label, alpha=0.6, rasterized=True)
             ys = sorted(p[1] for p in pts)
@@ -780,8 +804,8 @@ def goals_lines(summary, hsumm):
         n, topo = key.split("/")
         if int(n) != GOAL_HOT100_PROCS:
             continue
-        shown = topo if topo != "auto" else "default (auto: %s)" % (
-            hsumm.get((int(n), topo), {}).get("topo_printed") or "?")
+        shown = topo if topo != "auto" else "default (auto: %s)" % shown_topo(
+            hsumm.get((int(n), topo), {}).get("topo_printed"))
         L.append("- 100 %% fetch-and-add at %s processes, %s: mean %s x FCG's mean (goal <= %.2f), "
                  "slowest %s x FCG's mean (goal <= %.2f): %s."
                  % (n, shown, fmt(r["mean_ratio"]), GOAL_HOT100_MEAN, fmt(r["max_ratio"]),
