@@ -48,6 +48,8 @@ def test_parser():
           "SIM line text fields: %r" % rec)
     check(rec["procs"] == 12288 and isinstance(rec["procs"], int), "procs parsed as int")
     check(rec["node"] == "max" and rec["x"] == 1500.0, "node=max and a float in e notation")
+    m = sim_study.parse_line('MODEL source="defaults" lat_us=0.39000000000000001')
+    check(m["source"] == "defaults" and m["lat_us"] == 0.39, "quotes dropped: %r" % m)
     m = sim_study.parse_line("MODEL source=123 cores=2 lat_us=9.5")
     check(m["source"] == "123" and m["cores"] == 2 and m["lat_us"] == 9.5,
           "MODEL source stays text, numbers are numbers: %r" % m)

@@ -114,6 +114,8 @@ def parse_line(line):
         if "=" not in t:
             raise ValueError("armada-sim line has a token without '=': %r in %r" % (t, line))
         k, v = t.split("=", 1)
+        if len(v) >= 2 and v[0] == '"' and v[-1] == '"':
+            v = v[1:-1]          # a quoted name: source="defaults"
         # MODEL source=... is a name (a file, a report): keep it text.
         rec[k] = v if (rec["kind"] == "MODEL" and k == "source") else parse_value(v)
     return rec
