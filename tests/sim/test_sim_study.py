@@ -278,6 +278,19 @@ def test_validate():
           "validate.md row:\n" + md)
 
 
+# ------------------------------------------------------------------ launch --
+def test_launch():
+    import time
+    out, err, rc = sim_study.launch(["/bin/sh", "-c", "echo out; echo err >&2; exit 3"], 30)
+    check((out, err.strip(), rc) == ("out\n", "err", 3), "launch: %r" % ((out, err, rc),))
+    t0 = time.time()
+    out, err, rc = sim_study.launch(["/bin/sh", "-c", "echo started; sleep 20"], 0.5)
+    check(rc is None and out == "started\n" and "timed out" in err and time.time() - t0 < 10,
+          "launch: a run past its time limit is killed, its output kept: %r" % ((out, err, rc),))
+    out, err, rc = sim_study.launch(["/nonexistent/armada-sim"], 30)
+    check(rc not in (0, None), "launch: a missing program fails (rc %r)" % rc)
+
+
 # -------------------------------------------------------------- end to end --
 FAKE = r'''#!/usr/bin/env python3
 import sys
@@ -373,6 +386,7 @@ def main():
     test_contention()
     test_hot100()
     test_validate()
+    test_launch()
     plots = test_end_to_end()
     print("test_sim_study: OK, %d checks%s" % (
         CHECKS[0], "" if plots else " (matplotlib missing: plots not checked)"))

@@ -35,6 +35,7 @@ import math
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import threading
@@ -189,6 +190,30 @@ def sim_command(opts, args):
 _BIG_LOCK = threading.Lock()
 
 
+def launch(cmd, timeout):
+    """(stdout, stderr, exit status or None on timeout) of cmd. It runs as
+    the child of a small shell, not of this process: Linux carries the
+    exec'ing process's peak memory into the new program's getrusage maxrss,
+    so a simulator started straight from this (large) Python process would
+    report this process's memory as its own in SIMSTAT maxrss_kb."""
+    wrapped = ["/bin/sh", "-c", '"$0" "$@"; exit $?'] + cmd
+    try:
+        p = subprocess.Popen(wrapped, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    except OSError as e:
+        return "", str(e), -1
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return out, err, p.returncode
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)   # the shell and the simulator
+        except ProcessLookupError:
+            pass
+        out, err = p.communicate()
+        return out, err + "\ntimed out after %ss" % timeout, None
+
+
 def run_one(spec, opts, t_start, lock, counter, total):
     """Runs one spec ({"part", "meta", "args"}); returns the run's record.
     Runs of --big-procs processes or more run one at a time (each may take
@@ -209,19 +234,9 @@ def _run_one(spec, opts, t_start, lock, counter, total):
         if spec["meta"].get("procs", 0) >= LOG_START_PROCS:
             log("[start] %-9s %s" % (spec["part"], " ".join(map(str, spec["args"]))))
         t0 = time.time()
-        try:
-            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               timeout=opts.timeout)
-            run["rc"] = p.returncode
-            out, err = p.stdout, p.stderr
-            run["status"] = "ok" if p.returncode == 0 else "failed"
-        except subprocess.TimeoutExpired as e:
-            out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-            err = e.stderr.decode() if isinstance(e.stderr, bytes) else (e.stderr or "")
-            run.update(status="timeout", rc=None)
-        except OSError as e:
-            out, err = "", str(e)
-            run.update(status="failed", rc=None)
+        out, err, run["rc"] = launch(cmd, opts.timeout)
+        run["status"] = ("timeout" if run["rc"] is None else
+                         "ok" if run["rc"] == 0 else "failed")
         run["wall_s"] = round(time.time() - t0, 3)
         try:
             parsed = parse_output(out)
