@@ -50,6 +50,10 @@ def test_parser():
     check(rec["node"] == "max" and rec["x"] == 1500.0, "node=max and a float in e notation")
     m = sim_study.parse_line('MODEL source="defaults" lat_us=0.39000000000000001')
     check(m["source"] == "defaults" and m["lat_us"] == 0.39, "quotes dropped: %r" % m)
+    m = sim_study.parse_line('MODEL source="calibrated from r.json (vnode-tcp, 8 processes); '
+                             'defaults: copy_ns" cores=2')
+    check(m["source"] == "calibrated from r.json (vnode-tcp, 8 processes); defaults: copy_ns"
+          and m["cores"] == 2, "a quoted value with spaces: %r" % m)
     m = sim_study.parse_line("MODEL source=123 cores=2 lat_us=9.5")
     check(m["source"] == "123" and m["cores"] == 2 and m["lat_us"] == 9.5,
           "MODEL source stays text, numbers are numbers: %r" % m)

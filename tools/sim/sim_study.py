@@ -106,8 +106,15 @@ def parse_value(text):
 def parse_line(line):
     """One output line of armada-sim: {"kind": "SIM"|"MODEL"|"SIMSTAT"|
     "SIMCHECK", key: value, ...}, or None for a line of another kind. A token
-    without '=' in a record is an error (the format has none)."""
-    toks = line.split()
+    without '=' in a record is an error (the format has none). A value may be
+    double-quoted, spaces and all (MODEL source="calibrated from ...")."""
+    if '"' in line:
+        try:
+            toks = shlex.split(line)
+        except ValueError as e:
+            raise ValueError("armada-sim line with unbalanced quotes: %r (%s)" % (line, e))
+    else:
+        toks = line.split()
     if not toks or toks[0] not in KINDS:
         return None
     rec = {"kind": toks[0]}
@@ -115,8 +122,6 @@ def parse_line(line):
         if "=" not in t:
             raise ValueError("armada-sim line has a token without '=': %r in %r" % (t, line))
         k, v = t.split("=", 1)
-        if len(v) >= 2 and v[0] == '"' and v[-1] == '"':
-            v = v[1:-1]          # a quoted name: source="defaults"
         # MODEL source=... is a name (a file, a report): keep it text.
         rec[k] = v if (rec["kind"] == "MODEL" and k == "source") else parse_value(v)
     return rec
