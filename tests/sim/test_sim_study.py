@@ -137,6 +137,10 @@ def test_memory():
     want = 1023 / round(1023 / 7.5)
     check(close(cut, want), "MFCG cut %r, want %r" % (cut, want))
     check(sim_study.cut_over(series["fcg"], series["mfcg"], 99) is None, "cut without figures")
+    part = {n: p for n, p in series["mfcg"].items() if n != 12}
+    want2 = (1023 - 1) / (round(1023 / 7.5) - round(1 / 7.5))
+    check(close(sim_study.cut_over(series["fcg"], part, 12288), want2),
+          "a series without its smallest point is cut from the smallest shared one")
     check(sim_study.cut_over(series["fcg"], series["auto-defaults"], 12288) == math.inf,
           "a flat series cuts the increment infinitely")
     e, lo, hi, k = sim_study.growth_exponent(series["cube"])

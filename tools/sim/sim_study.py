@@ -390,20 +390,25 @@ def memory_series(runs):
     return series
 
 
-def increments(points):
-    """{procs: bytes at procs - bytes at the smallest procs}."""
+def increments(points, base_procs=None):
+    """{procs: bytes at procs - bytes at base_procs (default: the smallest
+    procs)}."""
     if not points:
         return {}
-    base = points[min(points)]["buffer_bytes"]
+    base = points[min(points) if base_procs is None else base_procs]["buffer_bytes"]
     return {n: p["buffer_bytes"] - base for n, p in points.items()}
 
 
 def cut_over(fcg_points, points, procs):
-    """FCG's increment over the topology's at procs: None where either lacks
-    the figure, inf where the topology's increment is 0."""
-    if procs not in fcg_points or procs not in points:
+    """FCG's increment over the topology's at procs, both from the smallest
+    process count the two series share: None where either lacks a figure,
+    inf where the topology's increment is 0."""
+    common = set(fcg_points) & set(points)
+    if procs not in common:
         return None
-    fi, ti = increments(fcg_points)[procs], increments(points)[procs]
+    base = min(common)
+    fi = increments(fcg_points, base)[procs]
+    ti = increments(points, base)[procs]
     if ti <= 0:
         return math.inf if fi > 0 else None
     return fi / ti
