@@ -286,6 +286,46 @@ def test_validate():
           "validate.md row:\n" + md)
 
 
+# --------------------------------------------------------- sizes and merge --
+def test_sizes_merge():
+    sizes = sim_study.parse_sizes("1024,16384:5,131072:2:64", ["iters", "measure"])
+    check(sizes == [{"procs": 1024}, {"procs": 16384, "iters": 5},
+                    {"procs": 131072, "iters": 2, "measure": 64}], "sizes: %r" % sizes)
+    try:
+        sim_study.parse_sizes("1024:1:2", ["iters"])
+        fail("a size with too many settings was accepted")
+    except ValueError:
+        pass
+    opts = type("O", (), {"contention_procs": sizes, "measure_all_upto": 1024, "measure": 256,
+                          "iters": 20, "levels": [0], "ppn": 4})()
+    specs = {s["meta"]["procs"]: s["args"] for s in sim_study.contention_specs(opts)}
+    check("--measure" not in specs[1024] and specs[1024][specs[1024].index("--iters") + 1] == 20,
+          "1024: every rank measures, 20 iterations: %r" % specs[1024])
+    check(specs[16384][-2:] == ["--measure", 256] and 5 in specs[16384],
+          "16384: 5 iterations, 256 measuring: %r" % specs[16384])
+    check(specs[131072][-2:] == ["--measure", 64], "131072: 64 measuring: %r" % specs[131072])
+    with tempfile.TemporaryDirectory(prefix="sim-study-merge-") as tmp:
+        old = [{"part": "hot100", "meta": {"topo": "fcg", "procs": 8}, "status": "ok",
+                "records": sim_study.compact_records([{"kind": "SIM", "rank": 1, "us": 5.0}])},
+               {"part": "hot100", "meta": {"topo": "mfcg", "procs": 8}, "status": "timeout",
+                "records": []},
+               {"part": "hot100", "meta": {"topo": "auto", "procs": 8}, "status": "ok",
+                "records": []}]
+        path = os.path.join(tmp, "sim.json")
+        with open(path, "w") as fh:
+            json.dump({"runs": old}, fh)
+        new = [{"part": "hot100", "meta": {"topo": "mfcg", "procs": 8}, "status": "ok",
+                "records": [{"kind": "SIM", "rank": 1, "us": 2.0}]},
+               {"part": "hot100", "meta": {"topo": "auto", "procs": 8}, "status": "failed",
+                "records": []}]
+        merged = sim_study.merge_runs([path], new)
+    got = [(r["meta"]["topo"], r["status"], r.get("merged_from") is not None) for r in merged]
+    check(got == [("fcg", "ok", True), ("mfcg", "ok", False), ("auto", "ok", True)],
+          "merge: rerun replaces a timeout, a failed rerun keeps the ok run: %r" % got)
+    check(merged[0]["records"] == [{"kind": "SIM", "rank": 1, "us": 5.0}],
+          "merged records expanded")
+
+
 # ------------------------------------------------------------------ launch --
 def test_launch():
     import time
@@ -376,6 +416,16 @@ def test_end_to_end():
                      "kept in 20 of 21 runs",
                      "stand-in: no hypercube here"):
             check(want in md, "sim.md lacks %r" % want)
+        # The same runs reported again from sim.json, and merged with a rerun.
+        out2 = os.path.join(tmp, "again")
+        with redirect_stderr(io.StringIO()):
+            rc = sim_study.main(["--out", out2, "--report-only", "--merge",
+                                 os.path.join(out, "sim.json")])
+        with open(os.path.join(out2, "sim.md")) as fh:
+            md2 = fh.read()
+        check(rc == 1 and md2.split("## Goals")[1].split("## Runs")[0]
+              == md.split("## Goals")[1].split("## Runs")[0],
+              "--report-only --merge gives the same tables from sim.json")
         try:
             import matplotlib  # noqa: F401
             have_mpl = True
@@ -395,6 +445,7 @@ def main():
     test_hot100()
     test_validate()
     test_launch()
+    test_sizes_merge()
     plots = test_end_to_end()
     print("test_sim_study: OK, %d checks%s" % (
         CHECKS[0], "" if plots else " (matplotlib missing: plots not checked)"))

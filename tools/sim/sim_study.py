@@ -319,8 +319,10 @@ def memory_specs(opts):
 
 def contention_specs(opts):
     specs = []
-    for n in opts.contention_procs:
-        measure = [] if n <= opts.measure_all_upto else ["--measure", opts.measure]
+    for size in opts.contention_procs:
+        n, iters = size["procs"], size.get("iters", opts.iters)
+        sample = size.get("measure", 0 if n <= opts.measure_all_upto else opts.measure)
+        measure = ["--measure", sample] if sample else []
         for op in ("putv", "fadd"):
             for level in opts.levels:
                 topos = ["fcg", "mfcg", "cfcg"] + (["hypercube"] if level == 0 else [])
@@ -329,18 +331,20 @@ def contention_specs(opts):
                                   "meta": {"topo": topo, "procs": n, "op": op, "level": level},
                                   "args": ["hotspot", "--topology", topo, "--procs", n,
                                            "--ppn", opts.ppn, "--op", op, "--level", level,
-                                           "--iters", opts.iters, "--hammers", "spread"]
+                                           "--iters", iters, "--hammers", "spread"]
                                   + measure})
     return specs
 
 
 def hot100_specs(opts):
     specs = []
-    for n in opts.hot100_procs:
+    for size in opts.hot100_procs:
+        n = size["procs"]
         for topo in ("fcg", "mfcg", "auto"):
             specs.append({"part": "hot100", "meta": {"topo": topo, "procs": n},
                           "args": ["hot100", "--topology", topo, "--procs", n, "--ppn", opts.ppn,
-                                   "--ops", opts.hot100_ops, "--iters", opts.hot100_iters]})
+                                   "--ops", opts.hot100_ops,
+                                   "--iters", size.get("iters", opts.hot100_iters)]})
     return specs
 
 
@@ -901,10 +905,54 @@ def parse_list(text, cast=int):
     return [cast(x) for x in text.split(",") if x]
 
 
-def main(argv=None):
+def parse_sizes(text, fields):
+    """"1024,16384:10:128" -> [{"procs": 1024}, {"procs": 16384, fields[0]:
+    10, fields[1]: 128}]: a process count with optional per-size settings."""
+    out = []
+    for item in text.split(","):
+        if not item:
+            continue
+        parts = item.split(":")
+        if len(parts) > len(fields) + 1:
+            raise ValueError("%r: at most %d settings after the process count (%s)"
+                             % (item, len(fields), ":".join(fields)))
+        size = {"procs": int(parts[0])}
+        for f, v in zip(fields, parts[1:]):
+            if v:
+                size[f] = int(v)
+        out.append(size)
+    return out
+
+
+def merge_runs(files, runs):
+    """The runs of earlier sim.json files, then `runs`; where two runs have
+    the same part and settings, the later one wins unless it failed and the
+    earlier did not."""
+    merged, index = [], {}
+    loaded = []
+    for path in files:
+        with open(path) as fh:
+            for r in json.load(fh)["runs"]:
+                loaded.append(dict(r, records=expand_records(r.get("records", [])),
+                                   merged_from=path))
+    for r in loaded + runs:
+        key = (r["part"], json.dumps(r["meta"], sort_keys=True))
+        if key in index:
+            old = merged[index[key]]
+            if old.get("status") == "ok" and r.get("status") != "ok":
+                continue
+            merged[index[key]] = r
+        else:
+            index[key] = len(merged)
+            merged.append(r)
+    return merged
+
+
+def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sim", required=True, help="the armada-sim binary")
+    ap.add_argument("--sim", default=None, help="the armada-sim binary (required unless "
+                    "--report-only)")
     ap.add_argument("--out", required=True, help="report folder")
     ap.add_argument("--model", default=None, help="model file passed to armada-sim")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -923,10 +971,11 @@ def main(argv=None):
                     help="largest process count of the memory study (default 1048576; "
                          "quick 12288)")
     ap.add_argument("--contention-procs", default=None,
-                    help="process counts of the contention study (default 1024,16384,131072; "
-                         "quick 64)")
+                    help="process counts of the contention study, each N or N:ITERS or "
+                         "N:ITERS:MEASURE (default 1024,16384,131072; quick 64)")
     ap.add_argument("--hot100-procs", default=None,
-                    help="process counts of hot100 (default 1024,16384,131072; quick 64)")
+                    help="process counts of hot100, each N or N:ITERS "
+                         "(default 1024,16384,131072; quick 64)")
     ap.add_argument("--measure", type=int, default=256,
                     help="measuring ranks sampled above --measure-all-upto processes (256)")
     ap.add_argument("--measure-all-upto", type=int, default=1024,
@@ -939,6 +988,11 @@ def main(argv=None):
     ap.add_argument("--big-procs", type=int, default=131072,
                     help="runs of this many processes or more run one at a time (131072; "
                          "0: no limit)")
+    ap.add_argument("--merge", default=None,
+                    help="earlier sim.json files (comma-separated) whose runs join this "
+                         "report; a run repeated here replaces the earlier one")
+    ap.add_argument("--report-only", action="store_true",
+                    help="run nothing: report the runs of --merge")
     ap.add_argument("--list", action="store_true",
                     help="print the commands that would run, run nothing")
     opts = ap.parse_args(argv)
@@ -948,33 +1002,29 @@ def main(argv=None):
             ap.error("unknown part %s (known: %s)" % (p, ",".join(PARTS)))
     if opts.memory_max is None:
         opts.memory_max = 12288 if opts.quick else 1048576
-    opts.contention_procs = parse_list(opts.contention_procs or
-                                       ("64" if opts.quick else "1024,16384,131072"))
-    opts.hot100_procs = parse_list(opts.hot100_procs or
-                                   ("64" if opts.quick else "1024,16384,131072"))
-    opts.levels = parse_list(opts.levels)
-    if not os.path.exists(opts.sim) and not opts.list:
-        ap.error("no simulator at %s" % opts.sim)
-    opts.sim = os.path.abspath(opts.sim)
+    try:
+        opts.contention_procs = parse_sizes(opts.contention_procs or (
+            "64" if opts.quick else "1024,16384,131072"), ["iters", "measure"])
+        opts.hot100_procs = parse_sizes(opts.hot100_procs or (
+            "64" if opts.quick else "1024,16384,131072"), ["iters"])
+        opts.levels = parse_list(opts.levels)
+    except ValueError as e:
+        ap.error(str(e))
+    opts.merge = parse_list(opts.merge or "", str)
+    if opts.report_only and not opts.merge:
+        ap.error("--report-only reports the runs of --merge files: none given")
+    if not opts.report_only and not opts.list:
+        if not opts.sim or not os.path.exists(opts.sim):
+            ap.error("no simulator at %s" % opts.sim)
+    opts.sim = os.path.abspath(opts.sim) if opts.sim else None
     if opts.model:
         opts.model = os.path.abspath(opts.model)
-    specs = plan(opts)
-    if opts.list:
-        for sp in specs:
-            print(" ".join(shlex.quote(c) for c in sim_command(opts, sp["args"])))
-        return 0
-    os.makedirs(opts.out, exist_ok=True)
+    return opts
 
-    log("sim_study: %d runs (%s), %d at once, report in %s"
-        % (len(specs), ",".join(opts.parts), opts.jobs, opts.out))
-    t0 = time.time()
-    runs = run_all(specs, opts)
-    meta = {"command": " ".join([os.path.basename(sys.argv[0])] + (argv if argv is not None
-                                                                   else sys.argv[1:])),
-            "sim": opts.sim, "model_file": opts.model, "sets": opts.set, "seed": opts.seed,
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "parts": opts.parts, "quick": opts.quick, "jobs": opts.jobs, "budget": opts.budget,
-            "seconds": round(time.time() - t0, 1)}
+
+def write_outputs(opts, runs, meta):
+    """sim.md, sim.json and the plots of the runs."""
+    meta["parts"] = [p for p in PARTS if p in meta["parts"] or any(r["part"] == p for r in runs)]
     _, _, (series, csumm, hsumm) = build_report(runs, meta)
     meta["plots"], meta["plot_note"] = make_plots(opts.out, series, csumm, hsumm)
     text, summary, _ = build_report(runs, meta)
@@ -984,9 +1034,33 @@ def main(argv=None):
         stored = [dict(r, records=compact_records(r.get("records", []))) for r in runs]
         json.dump(json_safe({"meta": meta, "summary": summary, "runs": stored}), fh,
                   separators=(",", ":"))
+
+
+def main(argv=None):
+    opts = parse_args(argv)
+    specs = [] if opts.report_only else plan(opts)
+    if opts.list:
+        for sp in specs:
+            print(" ".join(shlex.quote(c) for c in sim_command(opts, sp["args"])))
+        return 0
+    os.makedirs(opts.out, exist_ok=True)
+    log("sim_study: %d runs (%s), %d at once, report in %s"
+        % (len(specs), ",".join(opts.parts), opts.jobs, opts.out))
+    t0 = time.time()
+    runs = run_all(specs, opts)
+    seconds = round(time.time() - t0, 1)
+    if opts.merge:
+        runs = merge_runs(opts.merge, runs)
+    meta = {"command": " ".join([os.path.basename(sys.argv[0])] + (argv if argv is not None
+                                                                   else sys.argv[1:])),
+            "sim": opts.sim, "model_file": opts.model, "sets": opts.set, "seed": opts.seed,
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "parts": [] if opts.report_only else opts.parts, "quick": opts.quick,
+            "jobs": opts.jobs, "budget": opts.budget, "merged": opts.merge, "seconds": seconds}
+    write_outputs(opts, runs, meta)
     bad = sum(1 for r in runs if r.get("status") not in ("ok", "skipped"))
     log("sim_study: done in %.0fs: %d runs, %d failed, %d skipped; %s"
-        % (meta["seconds"], len(runs), bad, sum(1 for r in runs if r.get("status") == "skipped"),
+        % (seconds, len(runs), bad, sum(1 for r in runs if r.get("status") == "skipped"),
            os.path.join(opts.out, "sim.md")))
     return 1 if bad else 0
 
