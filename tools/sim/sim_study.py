@@ -18,15 +18,17 @@ Parts (--parts, default all three):
   hot100      every rank 10 fetch-and-adds to rank 0 between barriers, 100
               iterations (Fig. 12), FCG against MFCG and the default.
 
-Writes DIR/sim.md (tables, goals, the model, every command), DIR/sim.json
-(every parsed record with the index of the run that printed it, each run's
-command line, wall time, exit status and SIMSTAT), and DIR/*.png.
-Simulator runs are independent processes, at most --jobs (2) at once; a run
-that would start after --budget seconds is recorded as skipped. Progress
-goes to stderr.
+Writes DIR/sim.md (goals, tables, the model, every command), DIR/sim.json
+(every run: its command line, wall time, exit status, SIMSTAT, SIMCHECK and
+parsed records), and DIR/*.png. Simulator runs are independent processes, at
+most --jobs (2) at once; a run that would start after --budget seconds is
+recorded as skipped. --merge adds the runs of earlier sim.json files,
+--report-only runs nothing. Progress goes to stderr. tools/sim/README.md
+describes every option and output.
 
 Usage: sim_study.py --sim PATH --out DIR [--model FILE] [--quick]
                     [--parts memory,contention,hot100] [--budget S] ...
+       sim_study.py --out DIR --report-only --merge A/sim.json,B/sim.json
 """
 import argparse
 import datetime
