@@ -173,7 +173,8 @@ static void runtime_defaults(cli_t *c)
     if (c->p.split < 0)
         c->p.split = (int)arm_config.split_replies;
     if (c->topo_name && !strcmp(c->topo_name, "auto"))
-        c->p.kind = arm_topo_auto_kind(c->p.nproc, c->p.slots, c->p.slot_size,
+        c->p.kind = arm_topo_auto_kind(c->p.nproc, (c->p.nproc + c->p.ppn - 1) / c->p.ppn,
+                                       c->p.slots, c->p.slot_size,
                                        (size_t)arm_config.topology_auto_max);
 }
 

@@ -77,7 +77,7 @@ static void topo_setup(const arm_core_t *c)
     const char *dims = arm_config_text("TOPOLOGY_DIMS");
     /* auto: the same choice in every process, from job-wide figures. */
     arm_topo_kind_t kind = arm_config.topology > 0 ? (arm_topo_kind_t)(arm_config.topology - 1)
-        : arm_topo_auto_kind(c->nproc, (int)arm_config.server_slots,
+        : arm_topo_auto_kind(c->nproc, c->nnodes, (int)arm_config.server_slots,
                              (size_t)arm_config.slot_size,
                              (size_t)arm_config.topology_auto_max);
     if (arm_topo_init(&arm_rc.topo, kind, c->nnodes, dims, why, sizeof why) != ARM_OK)

@@ -50,10 +50,15 @@ arm_status_t arm_topo_parse_kind(const char *name, arm_topo_kind_t *kind);
 arm_status_t arm_topo_init(arm_topo_t *t, arm_topo_kind_t kind, int nnodes, const char *dims,
                            char *why, size_t why_len);
 
-/* ARMADA_TOPOLOGY=auto (decision 043): FCG while its request buffers per
- * server, nproc x slots x slot_size, stay within auto_max bytes; MFCG past
- * that. The runtime and the simulator both choose by this. */
-arm_topo_kind_t arm_topo_auto_kind(int nproc, int slots, size_t slot_size, size_t auto_max);
+/* ARMADA_TOPOLOGY=auto (decisions 043, 049): of FCG, MFCG and CFCG, the
+ * first whose request slots per server, processes with slots there x
+ * slots x slot_size, stay within auto_max bytes (FCG: every process of the
+ * job; MFCG and CFCG: the processes of a full node's neighbours and its
+ * own, ceil(nproc / nnodes) per node); CFCG when none does, since its
+ * buffers grow slowest of those with at most 3 hops. The runtime and the
+ * simulator both choose by this. */
+arm_topo_kind_t arm_topo_auto_kind(int nproc, int nnodes, int slots, size_t slot_size,
+                                   size_t auto_max);
 
 /* "mfcg 4x4 (16 nodes)" into buf. */
 void arm_topo_describe(const arm_topo_t *t, char *buf, size_t len);

@@ -310,8 +310,22 @@ int arm_topo_neighbour_index(const arm_topo_t *t, int node, int nb)
     return topo_set_index(t, node, bound, nb);
 }
 
-arm_topo_kind_t arm_topo_auto_kind(int nproc, int slots, size_t slot_size, size_t auto_max)
+arm_topo_kind_t arm_topo_auto_kind(int nproc, int nnodes, int slots, size_t slot_size,
+                                   size_t auto_max)
 {
-    double fcg_bytes = (double)nproc * (double)slots * (double)slot_size;
-    return fcg_bytes <= (double)auto_max ? ARM_TOPO_FCG : ARM_TOPO_MFCG;
+    double per_slot = (double)slots * (double)slot_size;
+    if ((double)nproc * per_slot <= (double)auto_max || nnodes < 2)
+        return ARM_TOPO_FCG;
+    int ppn = (nproc + nnodes - 1) / nnodes;
+    static const arm_topo_kind_t next[] = { ARM_TOPO_MFCG };
+    for (size_t i = 0; i < sizeof next / sizeof next[0]; i++) {
+        arm_topo_t t;
+        char why[8];
+        if (arm_topo_init(&t, next[i], nnodes, NULL, why, sizeof why) != ARM_OK)
+            continue;
+        double clients = (double)(arm_topo_degree(&t, 0) + 1) * ppn;
+        if (clients * per_slot <= (double)auto_max)
+            return next[i];
+    }
+    return ARM_TOPO_CFCG;
 }

@@ -12,11 +12,12 @@
       "Virtual topology of the nodes' servers (hicoo 3.2): fcg keeps request slots in every " \
       "server for every remote process; mfcg, cfcg and hypercube keep them for the " \
       "processes of neighbour nodes only, and requests for other nodes are forwarded " \
-      "lowest dimension first, aggregated and combined on the way. auto: fcg while its " \
-      "buffers stay within TOPOLOGY_AUTO_MAX, mfcg beyond (decision 043).") \
-    X(topology_auto_max, "TOPOLOGY_AUTO_MAX", SIZE, "64m", NULL, TOPOLOGY, \
-      "Under TOPOLOGY=auto, the largest request-buffer memory per server FCG may take " \
-      "(processes x SERVER_SLOTS x SLOT_SIZE) before MFCG is chosen instead.") \
+      "lowest dimension first, aggregated and combined on the way. auto: the first of " \
+      "fcg, mfcg, cfcg whose buffers per server stay within TOPOLOGY_AUTO_MAX, cfcg when " \
+      "none does (decisions 043, 049).") \
+    X(topology_auto_max, "TOPOLOGY_AUTO_MAX", SIZE, "32m", NULL, TOPOLOGY, \
+      "Under TOPOLOGY=auto, the largest request-slot memory per server (processes with " \
+      "slots x SERVER_SLOTS x SLOT_SIZE) a topology may take to be chosen.") \
     X(topology_dims, "TOPOLOGY_DIMS", TEXT, "", NULL, TOPOLOGY, \
       "Extents of the topology's dimensions, lowest first (\"4x4\", \"2x3x3\"); empty: " \
       "chosen from the node count.") \

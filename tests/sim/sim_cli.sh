@@ -36,8 +36,12 @@ for topo in fcg mfcg cfcg hypercube; do
         --edge-slots 4) || bad "memory $topo exited $?"
   grep -q "node=max .*made=1 match=1" <<<"$out" || bad "memory $topo: $(grep node=max <<<"$out")"
 done
-out=$("$SIM" memory --topology auto --procs 12288 --ppn 12) || bad "memory auto exited $?"
-grep -q "topo=auto:mfcg" <<<"$out" || bad "auto at 12,288 processes is not MFCG: $out"
+# topology auto (decision 049) by the processes' slots per server against 32 MiB:
+# FCG at 96 processes, MFCG at 1,536 (128 nodes of 12), CFCG at 12,288.
+for v in 96:fcg 1536:mfcg 12288:cfcg; do
+  out=$("$SIM" memory --topology auto --procs ${v%%:*} --ppn 12) || bad "memory auto exited $?"
+  grep -q "topo=auto:${v##*:} " <<<"$out" || bad "auto at ${v%%:*} processes is not ${v##*:}: $out"
+done
 
 # Bad input stops with a message naming the option.
 "$SIM" hotspot --topology ring --procs 8 --ppn 1 2>"$tmp/err" && bad "a bad topology was accepted"
