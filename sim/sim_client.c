@@ -165,6 +165,8 @@ static double advance(sim_world_t *w, sim_client_t *c, double t)
             return t;
         }
         k->credits--;
+        if (++k->out > w->prm.slots)
+            w->credit_over++;
         t = send_putv(w, c, hop, t);
         c->phase = 1;
     }
@@ -200,8 +202,13 @@ void sim_client_msg(sim_world_t *w, int rank, sim_msg_t *msg)
     free(msg->data);
     free(msg);
     double t = start + sim_cpu(w, w->m.recv_us);
-    if (rep.credits)
-        credit_of(w, c, rep.node)->credits += (int)rep.credits;
+    if (rep.credits) {
+        sim_credit_t *k = credit_of(w, c, rep.node);
+        k->credits += (int)rep.credits;
+        k->out -= (int)rep.credits;
+        if (k->out < 0)
+            w->credit_over++;
+    }
     if (rep.status < 0) {
         w->refused++;
         if (w->refused <= 5)

@@ -83,16 +83,20 @@ static int is_hammer(const sim_world_t *w, int r, int m, int k, int spread_every
     return dist >= 1 && dist <= k;
 }
 
-/* Measuring ranks: every rank off rank 0's node, or `measure` of them
- * spread evenly. */
-static int measuring_ranks(const sim_world_t *w, int measure, int *out)
+/* Measuring ranks: every rank off rank 0's node, or `measure` of them, one
+ * drawn (seeded) from each of `measure` equal stretches of the ranks, so
+ * that a sample never lines up with the topology's strides. */
+static int measuring_ranks(sim_world_t *w, int measure, int *out)
 {
     int first = w->prm.ppn < w->prm.nproc ? w->prm.ppn : 1, all = w->prm.nproc - first, n = 0;
     if (all <= 0)
         return 0;
     int want = measure > 0 && measure < all ? measure : all;
-    for (int i = 0; i < want; i++)
-        out[n++] = first + (int)((long long)i * all / want);
+    for (int i = 0; i < want; i++) {
+        long long lo = (long long)i * all / want, hi = (long long)(i + 1) * all / want;
+        long long pick = want == all ? lo : lo + (long long)(sim_rand(w) % (uint64_t)(hi - lo));
+        out[n++] = first + (int)pick;
+    }
     return n;
 }
 

@@ -67,6 +67,7 @@ struct sim_node {
 typedef struct sim_credit {
     int node;
     int credits;
+    int out;                   /* credited requests sent, not yet credited back */
 } sim_credit_t;
 
 enum { CL_IDLE = 0, CL_WAIT_CREDIT, CL_WAIT_REPLY };
@@ -135,7 +136,8 @@ struct sim_world {
     unsigned char *fadd_seen;  /* bitmap of fetch-and-add values handed out */
     uint64_t fadd_cap;
     uint64_t fadd_dup, fadd_range;
-    uint64_t credit_over;      /* sends beyond a credit (must stay 0)        */
+    uint64_t credit_over;      /* more credited requests out at a server than
+                                  its slots, or credits back never spent     */
     uint64_t edge_over;        /* forwarded messages beyond an edge's slots  */
     int edge_inflight_max;
     uint64_t refused;

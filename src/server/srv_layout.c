@@ -43,12 +43,16 @@ static size_t client_bytes(int nslots, size_t slot_size)
     return (size_t)nslots * slot_size + ((size_t)nslots + 1) * sizeof(srv_slot_t);
 }
 
-arm_status_t arm_server_layout(const arm_server_params_t *p, arm_server_layout_t *l)
+/* The layout; with_clients 0 leaves the clients uncounted (a lazy server
+ * makes them as they come, and a million-process job need not be walked
+ * once per node). */
+static arm_status_t layout(const arm_server_params_t *p, arm_server_layout_t *l,
+                           int with_clients)
 {
     memset(l, 0, sizeof *l);
     if (p->nproc < 1 || (p->topo && !p->node_of))
         return ARM_ERR_INVALID_ARG;
-    for (int r = 0; r < p->nproc; r++)
+    for (int r = 0; with_clients && r < p->nproc; r++)
         l->clients += (uint64_t)is_client(p, r);
     if (p->topo) {
         l->edges_in = (uint64_t)arm_topo_fwd_in_degree(p->topo, p->node);
@@ -64,6 +68,11 @@ arm_status_t arm_server_layout(const arm_server_params_t *p, arm_server_layout_t
     l->obuf_bytes = l->edges_out * SRV_OBUFS * srv_edge_cap(p);
     l->buffer_bytes = l->client_bytes + l->edge_bytes + l->obuf_bytes + l->pool_bytes;
     return ARM_OK;
+}
+
+arm_status_t arm_server_layout(const arm_server_params_t *p, arm_server_layout_t *l)
+{
+    return layout(p, l, 1);
 }
 
 /* Payload memory for one record made lazily: from chunks that grow, never
@@ -283,7 +292,7 @@ static arm_status_t eager_init(struct arm_server *s, const arm_server_layout_t *
 arm_status_t srv_clients_init(struct arm_server *s)
 {
     arm_server_layout_t l;
-    arm_status_t st = arm_server_layout(&s->p, &l);
+    arm_status_t st = layout(&s->p, &l, !s->p.lazy_clients);
     if (st != ARM_OK)
         return st;
     s->all_ranks = !s->p.topo;
