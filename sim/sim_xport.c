@@ -175,17 +175,6 @@ static int x_progress(void *ctx)
     return 0;
 }
 
-static arm_status_t x_wait(void *ctx, int timeout_ms)
-{
-    (void)ctx, (void)timeout_ms;
-    return ARM_OK;
-}
-
-static void x_wakeup(void *ctx)
-{
-    (void)ctx;
-}
-
 static arm_status_t x_mem_reg(void *ctx, void *addr, size_t len, void **reg)
 {
     (void)ctx, (void)len;
@@ -215,8 +204,8 @@ const srv_xport_ops_t sim_xport = {
     .recv_data = x_recv_data,
     .release = x_release,
     .progress = x_progress,
-    .wait = x_wait,
-    .wakeup = x_wakeup,
+    .wait = srv_xport_wait_none,
+    .wakeup = srv_xport_wakeup_none,
     .mem_reg = x_mem_reg,
     .mem_dereg = x_mem_dereg,
     .rkey_pack = x_rkey_pack,

@@ -98,10 +98,12 @@ static char *lazy_slab(struct arm_server *s, size_t bytes)
     return out;
 }
 
-/* A client record with nslots slots of slot_size bytes at slab, then a
- * sync slot without data. */
+/* A client record with nslots slots of slot_size bytes at slab (NULL: made
+ * lazily), then a sync slot without data. */
 static srv_client_t *client_make(struct arm_server *s, int nslots, size_t slot_size, char *slab)
 {
+    if (!slab && !(slab = lazy_slab(s, (size_t)nslots * slot_size)))
+        return NULL;
     srv_client_t *cl = calloc(1, sizeof *cl);
     if (!cl)
         return NULL;
@@ -145,10 +147,7 @@ void srv_client_free(srv_client_t *cl)
 static srv_client_t *client_new(struct arm_server *s, int rank, char *slab)
 {
     const arm_server_params_t *p = &s->p;
-    int slots = slots_of(p);
-    if (!slab)
-        slab = lazy_slab(s, (size_t)slots * p->slot_size);
-    srv_client_t *cl = slab ? client_make(s, slots, p->slot_size, slab) : NULL;
+    srv_client_t *cl = client_make(s, slots_of(p), p->slot_size, slab);
     if (!cl)
         return NULL;
     cl->rank = rank;
@@ -159,16 +158,12 @@ static srv_client_t *client_new(struct arm_server *s, int rank, char *slab)
 /* The incoming edge of index e (its server forwards here). */
 static srv_client_t *edge_new(struct arm_server *s, int e, char *slab)
 {
-    const arm_server_params_t *p = &s->p;
-    int eslots = edge_slots_of(p);
-    if (!slab)
-        slab = lazy_slab(s, (size_t)eslots * s->edge_cap);
-    srv_client_t *cl = slab ? client_make(s, eslots, s->edge_cap, slab) : NULL;
+    srv_client_t *cl = client_make(s, edge_slots_of(&s->p), s->edge_cap, slab);
     if (!cl)
         return NULL;
     cl->rank = -1;
     cl->edge = 1;
-    cl->node = arm_topo_fwd_in(p->topo, p->node, e);
+    cl->node = arm_topo_fwd_in(s->p.topo, s->p.node, e);
     return cl;
 }
 

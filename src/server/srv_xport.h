@@ -50,6 +50,11 @@ typedef struct srv_xport_ops {
     arm_status_t (*rkey_pack)(void *ctx, void *reg, void *buf, size_t *len);
 } srv_xport_ops_t;
 
+/* wait and wakeup of transports without a thread to wake (the fake
+ * transport, the simulator's): wait returns at once. */
+arm_status_t srv_xport_wait_none(void *ctx, int timeout_ms);
+void srv_xport_wakeup_none(void *ctx);
+
 /* The net layer's: ctx is a srv_xport_ucx_t. */
 typedef struct srv_xport_late srv_xport_late_t;
 typedef struct srv_xport_ucx {

@@ -171,13 +171,13 @@ static int fake_progress(void *ctx)
     return did;
 }
 
-static arm_status_t fake_wait(void *ctx, int timeout_ms)
+arm_status_t srv_xport_wait_none(void *ctx, int timeout_ms)
 {
     (void)ctx, (void)timeout_ms;
     return ARM_OK;
 }
 
-static void fake_wakeup(void *ctx)
+void srv_xport_wakeup_none(void *ctx)
 {
     (void)ctx;
 }
@@ -219,8 +219,8 @@ const srv_xport_ops_t srv_xport_fake = {
     .recv_data = fake_recv_data,
     .release = fake_release,
     .progress = fake_progress,
-    .wait = fake_wait,
-    .wakeup = fake_wakeup,
+    .wait = srv_xport_wait_none,
+    .wakeup = srv_xport_wakeup_none,
     .mem_reg = fake_mem_reg,
     .mem_dereg = fake_mem_dereg,
     .rkey_pack = fake_rkey_pack,
