@@ -337,22 +337,25 @@ static void derive(const figs_t *f, sim_model_t *m, notes_t *nt)
         note(nt->kept, sizeof nt->kept, "barrier_us");
 }
 
-/* The CPU fields the calibration derives (stretched by the pollers at the
- * process count they were measured at). */
-static double *cpu_field(sim_model_t *m, int i)
-{
-    double *f[] = { &m->send_us, &m->recv_us, &m->client_us, &m->svc_put_us, &m->svc_get_us,
-                    &m->svc_acc_us, &m->svc_seg_us, &m->svc_rmw_us, &m->svc_lock_us,
-                    &m->svc_fence_us, &m->fwd_us };
-    return i < (int)(sizeof f / sizeof f[0]) ? f[i] : NULL;
-}
-
-/* poll_load from the idle fetch-and-add F0(n2) of another report (decision
- * 048). With s(n) = 1 + p n / c, the first report's CPU costs are base
- * costs times s(n1), and F0(n) = Cf1 s(n) / s(n1) + 2L, so with
- * rho = (F0(n2) - 2L) / Cf1:  p = c (rho - 1) / (n2 - rho n1); then every
- * CPU cost is divided by s(n1). */
-static void poll_from(sim_model_t *m, const figs_t *f1, const char *path, notes_t *nt)
+/* With a second report (decision 048): the servers' CPU from the 100 %
+ * rates, the clients' CPU and poll_load from the idle round trips at two
+ * process counts. Processes waiting outside the experiment (in MPI) share
+ * the processors with the clients, stretching a client's CPU by
+ * s(i) = 1 + p i / c for i of them (the idle figure at n has i = n - 1);
+ * the servers, which sleep and are favoured when woken, are not
+ * stretched, and at 100 % the hot server is the bottleneck:
+ *   Tf = 1 / Af = 2 ms + ks,   Tv = 1 / Av = 3 ms + 2 ks + Bc
+ *   (server: ms = send = recv, ks = svc_rmw = svc_seg = svc_fence = fwd;
+ *    Bc: the 1,280 bytes of a vector put copied)
+ *   F0(n) = Tf + Cf s(n - 1),   P0(n1) = Tv + Cv s(n1 - 1)
+ *   (client: Cf = kc + 2 mc,  Cv = 2 kc + 3 mc + Bc; kc = client_us,
+ *    mc = cli_msg_us; the wire and wake-ups, below a microsecond on
+ *    loopback, are folded into them: lat = wake = 0)
+ * so with r = (F0(n2) - Tf) / (F0(n1) - Tf):
+ *   p = (r - 1) c / ((n2 - 1) - r (n1 - 1)),  Cf = (F0(n1) - Tf) / s(n1 - 1),
+ *   mc = 2 Cf + Bc - Cv,  kc = Cf - 2 mc   (kc < 0: kc = 0, mc = Cf / 2);
+ * the hop: hop_us = (M0 - F0) / x - (2 ms + ks). */
+static int poll_from(sim_model_t *m, const figs_t *f1, const char *path, notes_t *nt)
 {
     char why[256];
     sj_doc_t *doc = sj_parse_file(path, why, sizeof why);
@@ -362,22 +365,43 @@ static void poll_from(sim_model_t *m, const figs_t *f1, const char *path, notes_
     double f0 = f2.list && f2.list->type == SJ_ARRAY
                     ? find(&f2, "fcg", "hotspot", "fadd", "us", "level=0", "rank=mean", 0, &n2)
                     : NAN;
-    double cf = m->client_us + 2 * m->send_us + 2 * m->recv_us + m->svc_rmw_us;
-    double c = m->cores, n1 = f1->n, rho = (f0 - (f1->f0 - cf)) / cf;
-    double p = c * (rho - 1.0) / (n2 - rho * n1);
     if (doc)
         sj_free(doc);
-    if (isnan(f0) || n2 == f1->n || isnan(f1->f0) || c <= 0 || !(p > 0) || !isfinite(p)) {
-        note(nt->kept, sizeof nt->kept, "poll_load");
-        return;
+    double c = m->cores, n1 = f1->n, bc = 1280.0 * m->copy_ns * 1e-3;
+    if (isnan(f0) || n2 == f1->n || !(f1->f0 > 0) || !(f1->p0 > 0) || c <= 0 ||
+        !(f1->af > 0) || !(f1->av > 0))
+        return -1;
+    double tf = 1.0 / f1->af, tv = 1.0 / f1->av;
+    double ms = 2.0 * tf - (tv - bc), ks = tf - 2.0 * ms;
+    if (ks < 0) {
+        ks = 0.0;
+        ms = tf / 2.0;
+    }
+    double r = (f0 - tf) / (f1->f0 - tf);
+    double p = (r - 1.0) * c / ((n2 - 1) - r * (n1 - 1));
+    if (!(f1->f0 > tf) || !(p > 0) || !isfinite(p))
+        return -1;
+    double s1 = 1.0 + p * (n1 - 1) / c, cf = (f1->f0 - tf) / s1, cv = (f1->p0 - tv) / s1;
+    double mc = 2.0 * cf + bc - cv, kc = cf - 2.0 * mc;
+    if (kc < 0 || mc <= 0) {
+        kc = 0.0;
+        mc = cf / 2.0;
     }
     m->poll_load = p;
-    double s1 = 1.0 + p * n1 / c;
-    for (int i = 0; cpu_field(m, i); i++)
-        *cpu_field(m, i) /= s1;
+    m->send_us = m->recv_us = ms;
+    m->svc_rmw_us = m->svc_seg_us = m->svc_fence_us = m->fwd_us = ks;
+    m->client_us = kc;
+    m->cli_msg_us = mc;
+    m->lat_us = m->wake_us = 0.0;
+    double x = mfcg_extra_hops(f1->n);
+    int fl = 0;
+    if (!isnan(f1->m0) && x > 0.0)
+        m->hop_us = floor0((f1->m0 - f1->f0) / x - (2.0 * ms + ks), &fl);
     char what[64];
-    snprintf(what, sizeof what, "poll_load-from-%d-and-%d", f1->n, n2);
+    snprintf(what, sizeof what, "servers-from-rates-clients-and-poll_load-from-%d-and-%d",
+             f1->n, n2);
     note(nt->extra, sizeof nt->extra, what);
+    return 0;
 }
 
 int sim_model_calibrate(sim_model_t *m, const char *results_json, char *why, size_t why_len)
@@ -412,13 +436,12 @@ int sim_model_calibrate(sim_model_t *m, const char *results_json, char *why, siz
     read_figs(&f, sj_root(doc));
     notes_t nt = { "", "" };
     derive(&f, m, &nt);
-    if (more) {
-        char other[1024];
+    m->cli_msg_us = m->send_us;   /* one report: clients' messages as the servers' */
+    char other[1024];
+    if (more)
         snprintf(other, sizeof other, "%.*s", (int)strcspn(more, ","), more);
-        poll_from(m, &f, other, &nt);
-    } else {
+    if (!more || poll_from(m, &f, other, &nt) != 0)
         note(nt.kept, sizeof nt.kept, "poll_load");
-    }
     /* The whole text goes to why; the source keeps what fits. */
     char text[sizeof nt.kept + sizeof nt.extra + 128];
     snprintf(text, sizeof text, "(%s, %d processes)%s%s; defaults: %s", f.config, f.n,

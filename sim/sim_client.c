@@ -104,7 +104,8 @@ static double send_putv(sim_world_t *w, sim_client_t *c, int hop, double t)
     memset(buf + dat, (int)(c->rank & 0x7f), SIM_PUTV_SEGS * SIM_PUTV_SEG);
     arm_srv_req_t r = req_new(c, ARM_SRV_PUTSEG, 0, (uint32_t)sizeof buf, 0);
     r.nseg = SIM_PUTV_SEGS;
-    t += sim_cpu(w, w->m.client_us + w->m.send_us + (double)sizeof buf * w->m.copy_ns * 1e-3);
+    t += sim_cli_cpu(w, w->m.client_us + w->m.cli_msg_us +
+                            (double)sizeof buf * w->m.copy_ns * 1e-3);
     sim_send_to_server(w, t, c->node, hop, ARM_SRV_AM_REQ, &r, sizeof r, buf, sizeof buf);
     return t;
 }
@@ -122,7 +123,7 @@ static double send_sync(sim_world_t *w, sim_client_t *c, int hop, double t)
     } else {
         r = req_new(c, ARM_SRV_FENCE | ARM_SRV_SYNC, 0, 0, 1);
     }
-    t += sim_cpu(w, w->m.client_us + w->m.send_us);
+    t += sim_cli_cpu(w, w->m.client_us + w->m.cli_msg_us);
     sim_send_to_server(w, t, c->node, hop, ARM_SRV_AM_REQ, &r, sizeof r, NULL, 0);
     c->want_id = r.req_id;
     c->state = CL_WAIT_REPLY;
@@ -144,7 +145,7 @@ static double local_op(sim_world_t *w, sim_client_t *c, double t)
             memset(win + SIM_PUTV_OFF + k * 2 * SIM_PUTV_SEG, (int)(c->rank & 0x7f),
                    SIM_PUTV_SEG);
     }
-    return t + sim_cpu(w, w->m.client_us + w->m.local_us);
+    return t + sim_cli_cpu(w, w->m.client_us + w->m.local_us);
 }
 
 /* Takes the operation as far as it goes without waiting, from time t on
@@ -201,7 +202,7 @@ void sim_client_msg(sim_world_t *w, int rank, sim_msg_t *msg)
     memcpy(&rep, msg->hdr, msg->hdr_len < sizeof rep ? msg->hdr_len : sizeof rep);
     free(msg->data);
     free(msg);
-    double t = start + sim_cpu(w, w->m.recv_us);
+    double t = start + sim_cli_cpu(w, w->m.cli_msg_us);
     if (rep.credits) {
         sim_credit_t *k = credit_of(w, c, rep.node);
         k->credits += (int)rep.credits;

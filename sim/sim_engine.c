@@ -93,10 +93,19 @@ void sim_core_release(sim_world_t *w, int core, double end)
         w->core_free[core] = end;
 }
 
+void sim_set_idle(sim_world_t *w, int idle)
+{
+    w->stretch = w->m.cores > 0 ? 1.0 + w->m.poll_load * idle / w->m.cores : 1.0;
+}
+
+double sim_cli_cpu(sim_world_t *w, double us)
+{
+    return sim_cpu(w, us * w->stretch);
+}
+
 double sim_cpu(sim_world_t *w, double us)
 {
     double j = w->m.jitter;
-    us *= w->stretch;
     if (j <= 0.0 || us <= 0.0)
         return us;
     /* An exponential draw of mean 1, mixed in with weight j: mean us,
@@ -151,7 +160,7 @@ int sim_world_init(sim_world_t *w, const sim_model_t *m, const sim_params_t *p, 
     w->m = *m;
     w->prm = *p;
     w->rng = p->seed;
-    w->stretch = m->cores > 0 ? 1.0 + m->poll_load * p->nproc / m->cores : 1.0;
+    sim_set_idle(w, 0);
     if (p->nproc < 2 || p->ppn < 1) {
         snprintf(why, why_len, "needs at least 2 processes and 1 per node");
         return -1;

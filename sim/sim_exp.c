@@ -129,6 +129,7 @@ int sim_hotspot(sim_world_t *w, const sim_hot_opts_t *o, FILE *out)
             sim_client_start(w, h, o->op, 0, leave(w, t0));
             nh++;
         }
+        sim_set_idle(w, w->prm.nproc - 1 - nh);
         sim_client_t *c = &w->cl[m];
         arm_client(c, SIM_WARM + o->iters, SIM_WARM);
         sim_client_start(w, c, o->op, 0, leave(w, t0));
@@ -159,6 +160,7 @@ int sim_hot100(sim_world_t *w, const sim_hot_opts_t *o, FILE *out)
     exp_state_t x = { -1, 0 };
     w->exp = &x;
     w->on_done = on_done;
+    sim_set_idle(w, 0);
     for (int it = 0; it < o->iters; it++) {
         double t0 = w->now + barrier_cost(w);
         for (int r = 0; r < n; r++) {

@@ -127,7 +127,7 @@ struct sim_world {
     double now;
     uint64_t events;
     double *core_free;         /* model.cores processors                    */
-    double stretch;            /* of every CPU cost: the pollers' share     */
+    double stretch;            /* of clients' CPU: the pollers' share       */
     /* the node whose server runs now, and its clock within the turn */
     sim_node_t *cur;
     double cursor;
@@ -159,6 +159,11 @@ void sim_run(sim_world_t *w, int (*stop)(sim_world_t *w));
 double sim_core_take(sim_world_t *w, double t, int *core);
 void sim_core_release(sim_world_t *w, int core, double end);
 uint64_t sim_rand(sim_world_t *w);
+/* idle processes wait outside the experiment, polling (poll_load). */
+void sim_set_idle(sim_world_t *w, int idle);
+/* A client's CPU cost of mean us: stretched by the pollers, then as
+ * sim_cpu. */
+double sim_cli_cpu(sim_world_t *w, double us);
 /* A CPU cost of mean us, varied by the model's jitter (seeded). */
 double sim_cpu(sim_world_t *w, double us);
 /* Prints SIMCHECK and returns 1 when every invariant holds: every client

@@ -43,11 +43,15 @@ typedef struct sim_model {
     /* A forwarded message's delay per hop beyond the wire, without a
      * processor: the forwarding stage's scheduling (decision 048). */
     double hop_us;
-    /* On a machine with fewer processors than threads (cores > 0): the
-     * CPU each process takes while it polls (in MPI, or for a reply), as a
-     * share of a working thread's. Every CPU cost is stretched by
-     * 1 + poll_load x processes / cores (decision 048). */
+    /* On a machine with fewer processors than threads (cores > 0): each
+     * process waiting outside the experiment (polling in MPI) slows the
+     * clients, whose CPU it shares; a client's CPU is stretched by
+     * 1 + poll_load x waiting processes / cores. Servers, which sleep and
+     * are favoured when woken, are not (decision 048). */
     double poll_load;
+    /* Client CPU per message sent or received (the servers' are send_us
+     * and recv_us). */
+    double cli_msg_us;
     /* Variation of every CPU cost: each is drawn with this coefficient of
      * variation around its mean (0: fixed costs; 1: exponential). */
     double jitter;
@@ -78,7 +82,8 @@ int sim_model_set(sim_model_t *m, const char *key, const char *value);
 /* Derives m from a benchmark report (report/bench-DATE/results.json, written
  * by tools/bench/armada_bench.py), preferring the vnode-tcp configuration;
  * results_json may name more reports after commas, whose idle hot-spot
- * figures at other process counts give poll_load. jitter, a model choice,
+ * figures at other process counts give the client/server split and
+ * poll_load. jitter, a model choice,
  * keeps the value m holds (start from sim_model_defaults):
  * 0, or -1 with the reason in why (missing figures are named). Fields no
  * figure informs keep their defaults, and the report says which. */

@@ -292,6 +292,7 @@ static void test_calibrate_full(void)
     char path[300], why[400] = "";
     snprintf(path, sizeof path, "%s/calib_full.json", fixtures);
     sim_model_t m;
+    sim_model_defaults(&m);
     int rc = sim_model_calibrate(&m, path, why, sizeof why);
     CHECK(rc == 0, "calibrate: %s", why);
     /* By hand (sim_calib.c's equations): Af 0.1 -> Cf = 10 / max(1/2, 1/2)
@@ -320,23 +321,32 @@ static void test_calibrate_full(void)
     unit_section("calibrate: every parameter of a hand-made report");
 }
 
-/* A second report with the idle fetch-and-add at 16 processes gives
- * poll_load, and the first report's CPU costs become base costs. */
+/* A second report with the idle fetch-and-add at 16 processes: the
+ * servers' CPU from the rates, the clients' and poll_load from the idle
+ * round trips (sim_calib.c). By hand: Tf = 10, Tv = 16, Bc = 1280 x
+ * 0.0625 ns = 0.08; ms = 20 - 15.92 = 4.08, ks = 10 - 8.16 = 1.84;
+ * r = (29.714285714 - 10) / (24 - 10) = 1.408163265, p = 2 (r - 1) / (15 -
+ * 7 r) = 10/63; s = 1 + 7 p / 2 = 14/9, Cf = 14 / s = 9, Cv = 17 / s =
+ * 10.928571; mc = 18 + 0.08 - 10.93 gives kc < 0, so kc = 0, mc = 4.5;
+ * hop = 12 / (3/7) - (8.16 + 1.84) = 18. */
 static void test_calibrate_poll(void)
 {
     char path[700], why[600] = "";
     snprintf(path, sizeof path, "%s/calib_full.json,%s/calib_np16.json", fixtures, fixtures);
     sim_model_t m;
+    sim_model_defaults(&m);
     int rc = sim_model_calibrate(&m, path, why, sizeof why);
     CHECK(rc == 0, "calibrate: %s", why);
-    CHECK(near(m.poll_load, 0.1), "poll_load %.17g", m.poll_load);
-    CHECK(near(m.send_us, 4.032 / 1.4) && near(m.client_us, 1.936 / 1.4) &&
-          near(m.fwd_us, 1.936 / 1.4), "send %.17g client %.17g", m.send_us, m.client_us);
-    CHECK(near(m.lat_us, 1.0) && near(m.hop_us, 16.0), "lat %.17g hop %.17g", m.lat_us,
-          m.hop_us);
-    CHECK(strstr(why, "poll_load-from-8-and-16") && strstr(why, "defaults: none"), "why '%s'",
-          why);
-    unit_section("calibrate: a second report's process count gives poll_load");
+    CHECK(near(m.poll_load, 10.0 / 63.0), "poll_load %.17g", m.poll_load);
+    CHECK(near(m.send_us, 4.08) && near(m.recv_us, 4.08) && near(m.svc_rmw_us, 1.84) &&
+          near(m.fwd_us, 1.84), "send %.17g svc %.17g", m.send_us, m.svc_rmw_us);
+    CHECK(near(m.client_us, 0.0) && near(m.cli_msg_us, 4.5), "client %.17g cli_msg %.17g",
+          m.client_us, m.cli_msg_us);
+    CHECK(near(m.lat_us, 0.0) && near(m.wake_us, 0.0) && near(m.hop_us, 18.0),
+          "lat %.17g hop %.17g", m.lat_us, m.hop_us);
+    CHECK(strstr(why, "clients-and-poll_load-from-8-and-16") && strstr(why, "defaults: none"),
+          "why '%s'", why);
+    unit_section("calibrate: a second report gives the client/server split and poll_load");
 }
 
 static void test_calibrate_sparse(void)
@@ -345,6 +355,7 @@ static void test_calibrate_sparse(void)
     snprintf(path, sizeof path, "%s/calib_sparse.json", fixtures);
     sim_model_t m, d;
     sim_model_defaults(&d);
+    sim_model_defaults(&m);
     int rc = sim_model_calibrate(&m, path, why, sizeof why);
     CHECK(rc == 0, "calibrate: %s", why);
     CHECK(near(m.svc_get_us, d.svc_rmw_us + 2.5), "svc_get %.17g", m.svc_get_us);
@@ -371,6 +382,7 @@ static void calib_error(const char *text, const char *word)
     char path[256], why[400] = "";
     CHECK(write_text(path, sizeof path, text) == 0, "write");
     sim_model_t m;
+    sim_model_defaults(&m);
     int rc = sim_model_calibrate(&m, path, why, sizeof why);
     CHECK(rc == -1 && strstr(why, path) && strstr(why, word), "'%s': rc %d, %s", text, rc, why);
     remove(path);
@@ -383,6 +395,7 @@ static void test_calibrate_errors(void)
     calib_error("{\"figures\": [{\"config\": \"node\", \"value\": 1}]}", "vnode");
     char why[400] = "";
     sim_model_t m;
+    sim_model_defaults(&m);
     CHECK(sim_model_calibrate(&m, "/nonexistent/r.json", why, sizeof why) == -1 &&
           strstr(why, "/nonexistent/r.json"), "missing report: %.200s", why);
     unit_section("calibrate: bad reports refused with the reason");
