@@ -336,7 +336,7 @@ static void test_calibrate_poll(void)
     sim_model_t m;
     sim_model_defaults(&m);
     int rc = sim_model_calibrate(&m, path, why, sizeof why);
-    CHECK(rc == 0, "calibrate: %s", why);
+    CHECK(rc == 0, "calibrate: %.300s", why);
     CHECK(near(m.poll_load, 10.0 / 63.0), "poll_load %.17g", m.poll_load);
     CHECK(near(m.send_us, 4.08) && near(m.recv_us, 4.08) && near(m.svc_rmw_us, 1.84) &&
           near(m.fwd_us, 1.84), "send %.17g svc %.17g", m.send_us, m.svc_rmw_us);
@@ -345,7 +345,7 @@ static void test_calibrate_poll(void)
     CHECK(near(m.lat_us, 0.0) && near(m.wake_us, 0.0) && near(m.hop_us, 18.0),
           "lat %.17g hop %.17g", m.lat_us, m.hop_us);
     CHECK(strstr(why, "clients-and-poll_load-from-8-and-16") && strstr(why, "defaults: none"),
-          "why '%s'", why);
+          "why '%.300s'", why);
     unit_section("calibrate: a second report gives the client/server split and poll_load");
 }
 
