@@ -59,6 +59,19 @@ static long num(const char *opt, const char *v, long lo, long hi)
     return x;
 }
 
+/* --set key=value: one model field. */
+static void set_kv(sim_model_t *m, const char *v)
+{
+    char kv[256];
+    snprintf(kv, sizeof kv, "%s", v ? v : "");
+    char *eq = strchr(kv, '=');
+    if (!eq)
+        usage("--set wants key=value");
+    *eq = '\0';
+    if (sim_model_set(m, kv, eq + 1) != 0)
+        usage("--set: unknown key or bad value");
+}
+
 static int calibrate(int argc, char **argv, int i, sim_model_t *m)
 {
     const char *report = i + 1 < argc ? argv[i + 1] : NULL, *outp = NULL;
@@ -128,14 +141,7 @@ static void parse(cli_t *c, int argc, char **argv)
                 exit(2);
             }
         } else if (!c->exp && !strcmp(o, "--set")) {
-            char kv[256];
-            snprintf(kv, sizeof kv, "%s", v ? v : "");
-            char *eq = strchr(kv, '=');
-            if (!eq)
-                usage("--set wants key=value");
-            *eq = '\0';
-            if (sim_model_set(&c->m, kv, eq + 1) != 0)
-                usage("--set: unknown key or bad value");
+            set_kv(&c->m, v);
         } else if (!c->exp && !strcmp(o, "--seed")) {
             c->p.seed = (uint64_t)num(o, v, 0, 0x7fffffff);
         } else if (!c->exp && o[0] != '-') {
@@ -215,15 +221,8 @@ int main(int argc, char **argv)
     c.h.per_rank = 1;
     c.h.op = SIM_OP_FADD;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--set") && i + 1 < argc) {
-            char kv[256];
-            snprintf(kv, sizeof kv, "%s", argv[i + 1]);
-            char *eq = strchr(kv, '=');
-            if (eq)
-                *eq = '\0';
-            if (!eq || sim_model_set(&c.m, kv, eq + 1) != 0)
-                usage("--set: unknown key or bad value");
-        }
+        if (!strcmp(argv[i], "--set") && i + 1 < argc)
+            set_kv(&c.m, argv[i + 1]);
         if (!strcmp(argv[i], "--calibrate"))
             return calibrate(argc, argv, i, &c.m);
     }
