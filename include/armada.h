@@ -56,6 +56,13 @@ typedef struct armada_stats {
     uint64_t server_fwd_in_messages; /* messages those arrived in            */
     uint64_t server_split_sent;      /* combined answers sent as one message  */
     uint64_t server_split_replies;   /* origins it answered for a target      */
+    /* Connections (ARMADA_CONNECT): endpoints this process created, by kind,
+     * and the time it spent creating them; its server's counts are final
+     * after ARMCI_Finalize. */
+    uint64_t eps_client_to_server;   /* its client's endpoints to servers    */
+    uint64_t eps_server_to_client;   /* its server's endpoints to clients    */
+    uint64_t eps_server_to_server;   /* its server's endpoints to neighbours */
+    uint64_t connect_ns;             /* time spent making endpoints          */
 } armada_stats_t;
 
 /* Copies this process's counters into *out. Returns 0, or -1 when ARMCI is

@@ -122,6 +122,7 @@ void arm_core_stats(armada_stats_t *out)
                                                     memory_order_relaxed);
         }
     out->shm_bytes_mapped = arm_core.shm_bytes;
+    arm_remote_conn_stats(out);
 }
 
 static void print_stats(arm_core_t *c)
@@ -147,6 +148,12 @@ static void print_stats(arm_core_t *c)
                       (unsigned long long)c->stats.server_requests,
                       (unsigned long long)c->stats.endpoints);
     const armada_stats_t *t = &c->stats;
+    if (n < (int)sizeof line && c->nnodes > 1)
+        n += snprintf(line + n, sizeof line - (size_t)n,
+                      " eps_c2s=%llu eps_s2c=%llu eps_s2s=%llu connect_us=%.1f",
+                      (unsigned long long)t->eps_client_to_server,
+                      (unsigned long long)t->eps_server_to_client,
+                      (unsigned long long)t->eps_server_to_server, 1e-3 * (double)t->connect_ns);
     if (n < (int)sizeof line && t->server_clients)
         snprintf(line + n, sizeof line - (size_t)n,
                  " server_clients=%llu edges_in=%llu edges_out=%llu fwd_requests=%llu "

@@ -13,6 +13,9 @@ typedef struct arm_remote_req arm_remote_req_t;  /* completion tracking */
 
 arm_status_t arm_remote_init(arm_core_t *c);
 void arm_remote_finalize(arm_core_t *c);
+/* The connection counters of armada_stats_t: the client's as they are now,
+ * the server's as last read (final after ARMCI_Finalize). */
+void arm_remote_conn_stats(armada_stats_t *s);
 
 /* Allocation hooks of the registry. seg_register: the creator of a node's
  * segment has its node's server map and register it (called while the

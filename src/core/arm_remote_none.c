@@ -19,6 +19,7 @@ arm_status_t arm_remote_alloc_publish(arm_alloc_t *a, const uint64_t **node_base
 { *node_base = NULL; return ARM_OK; }
 void arm_remote_alloc_release(arm_alloc_t *a) { (void)a; }
 void arm_remote_finalize(arm_core_t *c) { (void)c; }
+void arm_remote_conn_stats(armada_stats_t *s) { (void)s; }
 
 void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uintptr_t dst,
                     size_t n, int proc)

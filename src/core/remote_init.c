@@ -219,6 +219,7 @@ arm_status_t arm_remote_init(arm_core_t *c)
     np.ibarrier_start = mpi_ibarrier_start;
     np.ibarrier_test = mpi_ibarrier_test;
     np.cb_ctx = &c->world;
+    np.connect_eager = arm_config.connect == ARM_CONNECT_EAGER;
     arm_status_t st = arm_net_init(&np, &arm_rc.net);
     if (st != ARM_OK)
         return st;
@@ -244,12 +245,27 @@ arm_status_t arm_remote_init(arm_core_t *c)
     arm_net_stats_t ns;
     arm_net_get_stats(arm_rc.net, &ns);
     c->stats.endpoints = ns.eps_to_server + ns.eps_to_client;
+    arm_rc.srv_eps_c = ns.eps_to_client;
+    arm_rc.srv_eps_s = ns.eps_srv_to_srv;
+    arm_rc.srv_connect_s = ns.connect_time_s;
     if (arm_net_is_leader(arm_rc.net) && (st = start_server(c, server_yield_after)) != ARM_OK)
         return st;
     arm_rc.active = 1;
     if (arm_config.stats && c->me == 0)
         log_paths(c, server_yield_after);
     return ARM_OK;
+}
+
+void arm_remote_conn_stats(armada_stats_t *s)
+{
+    if (!arm_rc.active)
+        return;
+    arm_net_stats_t ns;
+    arm_net_worker_stats(arm_rc.w, &ns);
+    s->eps_client_to_server = ns.eps_to_server;
+    s->eps_server_to_client = arm_rc.srv_eps_c;
+    s->eps_server_to_server = arm_rc.srv_eps_s;
+    s->connect_ns = (uint64_t)(1e9 * (ns.connect_time_s + arm_rc.srv_connect_s));
 }
 
 void arm_rem_release_rkeys(remote_alloc_t *ra)
@@ -306,6 +322,14 @@ void arm_remote_finalize(arm_core_t *c)
     arm_net_stats_t ns;
     arm_net_get_stats(arm_rc.net, &ns);
     c->stats.endpoints = ns.eps_to_server + ns.eps_to_client + ns.eps_srv_to_srv;
+    if (arm_net_server_worker(arm_rc.net)) {
+        /* The server thread is stopped: its worker's counters are final. */
+        arm_net_worker_stats(arm_net_server_worker(arm_rc.net), &ns);
+        arm_rc.srv_eps_c = ns.eps_to_client;
+        arm_rc.srv_eps_s = ns.eps_srv_to_srv;
+        arm_rc.srv_connect_s = ns.connect_time_s;
+    }
+    arm_remote_conn_stats(&c->stats);
     arm_rc.active = 0;
     arm_net_finalize(arm_rc.net);
     arm_server_free(arm_rc.server);

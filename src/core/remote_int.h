@@ -69,6 +69,9 @@ typedef struct arm_remote_ctx {
     arm_path_settings_t ps;     /* what arm_path_choose needs to know      */
     unsigned *node_caps;        /* node -> ARM_NET_CAP_* | CAPS_KNOWN       */
     int stream;                 /* some node is reached over a stream (TCP) */
+    uint64_t srv_eps_c, srv_eps_s;  /* the server's endpoints to clients and to
+                                       neighbour servers, as last read      */
+    double srv_connect_s;           /* and its time making them             */
     char tls[128];
     size_t slot_size;
     int spins;
@@ -140,6 +143,9 @@ static inline void arm_rem_leave(void)
     if (arm_rc.mt)
         arm_rem_lock_drop();
 }
+
+/* ARMADA_CONNECT, in the order of its choices. */
+enum { ARM_CONNECT_LAZY = 0, ARM_CONNECT_EAGER = 1, ARM_CONNECT_EDGES = 2 };
 
 #define CAPS_KNOWN 0x80000000u
 

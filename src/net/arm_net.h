@@ -232,6 +232,9 @@ typedef struct arm_net_stats {
 
 /* Sum over this process's workers. */
 void arm_net_get_stats(const arm_net_t *net, arm_net_stats_t *s);
+/* One worker's counters; only its owning thread may call this while the
+ * worker runs. */
+void arm_net_worker_stats(const arm_net_worker_t *w, arm_net_stats_t *s);
 
 /* ---- memory registration and remote keys -------------------------------- */
 

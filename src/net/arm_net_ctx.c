@@ -556,3 +556,9 @@ void arm_net_get_stats(const arm_net_t *net, arm_net_stats_t *s)
     if (net->server)
         stats_add(s, &net->server->stats);
 }
+
+void arm_net_worker_stats(const arm_net_worker_t *w, arm_net_stats_t *s)
+{
+    memset(s, 0, sizeof *s);
+    stats_add(s, &w->stats);
+}

@@ -68,6 +68,12 @@
     X(slot_size, "SLOT_SIZE", SIZE, "16k", NULL, SERVER, \
       "Bytes per server request slot (1k to 1g); larger requests are pipelined in " \
       "slot-size chunks.") \
+    X(connect, "CONNECT", ENUM, "lazy", "lazy|eager|edges", CONNECTIONS, \
+      "When endpoints between nodes are made (odcm): lazy makes a client's endpoint to a " \
+      "node's server at its first operation there, and the server's endpoint back at that " \
+      "client's first request; start-up exchanges only the servers' addresses. eager makes " \
+      "every endpoint in ARMCI_Init. edges is lazy, and under a virtual topology connects " \
+      "only along its edges: everything for other nodes is forwarded, answers included.") \
     X(peer_timeout, "PEER_TIMEOUT", INT, "30", NULL, CONNECTIONS, \
       "Seconds a process waits for an answer from another node (a mutex excepted) before " \
       "it stops the job naming the call, the rank and its node.") \
