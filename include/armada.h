@@ -63,6 +63,8 @@ typedef struct armada_stats {
     uint64_t eps_server_to_client;   /* its server's endpoints to clients    */
     uint64_t eps_server_to_server;   /* its server's endpoints to neighbours */
     uint64_t connect_ns;             /* time spent making endpoints          */
+    uint64_t server_relayed;         /* answers its server sent on toward a
+                                        client's first hop (edges)          */
 } armada_stats_t;
 
 /* Copies this process's counters into *out. Returns 0, or -1 when ARMCI is

@@ -38,6 +38,8 @@ void arm_path_settings_init(arm_path_settings_t *s, size_t slot_size, size_t bat
 static int contig_via_rma(arm_path_family_t fam, size_t n, unsigned caps, int srv_dirty,
                           const arm_path_settings_t *s)
 {
+    if (caps & ARM_PATH_CAP_NO_DIRECT)
+        return 0;
     if (s->rma_mode == ARM_PATH_FORCE_RMA)
         return 1;
     if (s->rma_mode == ARM_PATH_FORCE_SERVER)
@@ -94,6 +96,8 @@ arm_path_t arm_path_choose(arm_path_family_t fam, size_t n, unsigned caps, int s
     case ARM_FAM_ACC:
         return write_path(fam, n, caps, s);
     case ARM_FAM_RMW:
+        if (caps & ARM_PATH_CAP_NO_DIRECT)
+            return path(ARM_PROTO_SERVER, 0);
         if (s->amo_mode == ARM_PATH_FORCE_RMA ||
             (s->amo_mode == ARM_PATH_AUTO && !srv_dirty && !(caps & ARM_PATH_CAP_AMO_NATIVE) &&
              !(caps & ARM_PATH_CAP_FORWARDED)))

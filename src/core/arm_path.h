@@ -37,11 +37,15 @@ enum {
     ARM_PATH_CAP_STREAM     = 1u << 3,  /* a byte stream (TCP) carries the
                                            messages: eager replies pay, each
                                            poll is a system call          */
-    ARM_PATH_CAP_FORWARDED  = 1u << 8   /* not a neighbour in the virtual
+    ARM_PATH_CAP_FORWARDED  = 1u << 8,  /* not a neighbour in the virtual
                                            topology: server requests are
                                            forwarded, one slot at most each,
                                            and atomics go through the servers
                                            (where they combine)           */
+    ARM_PATH_CAP_NO_DIRECT  = 1u << 9   /* no endpoint to this node may be
+                                           made (ARMADA_CONNECT=edges):
+                                           everything goes to the servers,
+                                           forced paths included          */
 };
 
 /* Values of ARMADA_RMA_PATH and ARMADA_AMO_PATH (their choices in order). */

@@ -18,6 +18,32 @@ static int mpi_allgather(void *ctx, const void *send, void *recv, size_t len)
     return MPI_Allgather(send, (int)len, MPI_BYTE, recv, (int)len, MPI_BYTE, comm);
 }
 
+/* Lazy addresses: only the leaders' blocks travel (MPI counts are ints;
+ * address blocks are a few hundred bytes). */
+static int mpi_allgatherv(void *ctx, const void *send, void *recv, const size_t *lens,
+                          const size_t *displs)
+{
+    MPI_Comm comm = *(MPI_Comm *)ctx;
+    int n = arm_core.nproc, me = arm_core.me;
+    int *cnt = malloc(sizeof(int) * (size_t)n), *dsp = malloc(sizeof(int) * (size_t)n);
+    int rc = -1;
+    if (cnt && dsp) {
+        for (int r = 0; r < n; r++) {
+            cnt[r] = (int)lens[r];
+            dsp[r] = (int)displs[r];
+        }
+        rc = MPI_Allgatherv(send, cnt[me], MPI_BYTE, recv, cnt, dsp, MPI_BYTE, comm);
+    }
+    free(cnt);
+    free(dsp);
+    return rc;
+}
+
+static int mpi_allmax(void *ctx, uint64_t *v)
+{
+    return MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_UINT64_T, MPI_MAX, *(MPI_Comm *)ctx);
+}
+
 static MPI_Request fin_barrier = MPI_REQUEST_NULL;
 
 static int mpi_ibarrier_start(void *ctx)
@@ -107,10 +133,17 @@ static void check_settings(void)
 }
 
 /* Which transports reach the other nodes: a node reached over a stream
- * (TCP) makes every wait yield sooner and the servers reply eagerly. */
+ * (TCP) makes every wait yield sooner and the servers reply eagerly. With
+ * every endpoint made (eager) the endpoints say; otherwise no endpoint
+ * exists yet, and the transports UCX offers tell it (decision 050). */
 static void read_caps(const arm_core_t *c)
 {
     unsigned all = 0;
+    if (arm_config.connect != ARM_CONNECT_EAGER) {
+        arm_rc.stream = arm_net_predict_stream(arm_rc.net, c->host_size < c->nproc);
+        snprintf(arm_rc.tls, sizeof arm_rc.tls, "(connected on first use)");
+        return;
+    }
     arm_net_caps(arm_rc.net, &all, arm_rc.tls, sizeof arm_rc.tls);
     for (int n = 0; n < c->nnodes; n++)
         if (n != c->my_node) {
@@ -156,7 +189,8 @@ static arm_status_t start_server(arm_core_t *c, int server_yield_after)
         .poll_spins = (int)arm_config.poll_spins, .yield_after = server_yield_after,
         .reply_eager_max = reply_eager, .topo = arm_rc.topo_on ? &arm_rc.topo : NULL,
         .node_of = c->node_of, .edge_slots = (int)arm_config.edge_slots,
-        .combine = (int)arm_config.combine, .split = (int)arm_config.split_replies };
+        .combine = (int)arm_config.combine, .split = (int)arm_config.split_replies,
+        .bound_replies = arm_config.connect == ARM_CONNECT_EDGES };
     arm_status_t st = arm_server_start(&sp, &arm_rc.server);
     if (st != ARM_OK)
         return st;
@@ -164,27 +198,54 @@ static arm_status_t start_server(arm_core_t *c, int server_yield_after)
     return ARM_OK;
 }
 
+/* The paths to a node, logged (ARMADA_STATS, rank 0, first nodes) when the
+ * node's capabilities are first known: at start-up under eager, at its
+ * first operation otherwise. */
+static void log_node_paths(int n, unsigned caps)
+{
+    arm_path_settings_t *ps = &arm_rc.ps;
+    arm_log(ARM_LOG_WARN, "remote", "node %d (%s%s%s%s%s): put 8 B %s, 64 KiB %s; get 8 B "
+            "%s, 64 KiB %s; acc 64 KiB %s; rmw %s", n,
+            caps & ARM_NET_CAP_RMA_NATIVE ? "rma " : "",
+            caps & ARM_NET_CAP_AMO_NATIVE ? "amo " : "",
+            caps & ARM_NET_CAP_RMA_ZCOPY ? "zcopy " : "",
+            caps & ARM_NET_CAP_STREAM ? "stream" : "",
+            caps & ARM_PATH_CAP_NO_DIRECT ? " forwarded only"
+            : caps & ARM_PATH_CAP_FORWARDED ? " forwarded" : "",
+            arm_proto_name(arm_path_choose(ARM_FAM_PUT, 8, caps, 0, ps).proto),
+            arm_proto_name(arm_path_choose(ARM_FAM_PUT, 65536, caps, 0, ps).proto),
+            arm_proto_name(arm_path_choose(ARM_FAM_GET, 8, caps, 0, ps).proto),
+            arm_proto_name(arm_path_choose(ARM_FAM_GET, 65536, caps, 0, ps).proto),
+            arm_proto_name(arm_path_choose(ARM_FAM_ACC, 65536, caps, 0, ps).proto),
+            arm_proto_name(arm_path_choose(ARM_FAM_RMW, 8, caps, 0, ps).proto));
+}
+
+/* A neighbour's bits come from its endpoint, made now if it is not yet.
+ * A node reached through forwarding takes its first hop's bits unless the
+ * endpoints are all made (eager): asking its own would make an endpoint
+ * only direct transfers need, which then make it themselves (lazy) or
+ * never (edges). */
+unsigned arm_rem_caps_learn(int node)
+{
+    int hop = arm_rc.hop[node];
+    unsigned c;
+    if (hop == node || arm_config.connect == ARM_CONNECT_EAGER)
+        c = arm_net_node_caps(arm_rc.net, node);
+    else
+        c = arm_rem_caps(hop) & (ARM_PATH_CAP_RMA_NATIVE | ARM_PATH_CAP_AMO_NATIVE |
+                                 ARM_PATH_CAP_RMA_ZCOPY | ARM_PATH_CAP_STREAM);
+    if (hop != node && arm_config.connect == ARM_CONNECT_EDGES)
+        c |= ARM_PATH_CAP_NO_DIRECT;
+    c |= CAPS_KNOWN | (hop != node ? (unsigned)ARM_PATH_CAP_FORWARDED : 0u);
+    arm_rc.node_caps[node] = c;
+    if (arm_config.stats && arm_core.me == 0 && node < 4)
+        log_node_paths(node, c);
+    return c;
+}
+
 static void log_paths(const arm_core_t *c, int server_yield_after)
 {
     char progress[16];
-    arm_path_settings_t *ps = &arm_rc.ps;
-    for (int n = 0; n < c->nnodes && n < 4; n++) {
-        if (n == c->my_node)
-            continue;
-        unsigned caps = arm_rem_caps(n);
-        arm_log(ARM_LOG_WARN, "remote", "node %d (%s%s%s%s): put 8 B %s, 64 KiB %s; get 8 B "
-                "%s, 64 KiB %s; acc 64 KiB %s; rmw %s", n,
-                caps & ARM_NET_CAP_RMA_NATIVE ? "rma " : "",
-                caps & ARM_NET_CAP_AMO_NATIVE ? "amo " : "",
-                caps & ARM_NET_CAP_RMA_ZCOPY ? "zcopy " : "",
-                caps & ARM_NET_CAP_STREAM ? "stream" : "",
-                arm_proto_name(arm_path_choose(ARM_FAM_PUT, 8, caps, 0, ps).proto),
-                arm_proto_name(arm_path_choose(ARM_FAM_PUT, 65536, caps, 0, ps).proto),
-                arm_proto_name(arm_path_choose(ARM_FAM_GET, 8, caps, 0, ps).proto),
-                arm_proto_name(arm_path_choose(ARM_FAM_GET, 65536, caps, 0, ps).proto),
-                arm_proto_name(arm_path_choose(ARM_FAM_ACC, 65536, caps, 0, ps).proto),
-                arm_proto_name(arm_path_choose(ARM_FAM_RMW, 8, caps, 0, ps).proto));
-    }
     char shape[64];
     arm_topo_describe(&arm_rc.topo, shape, sizeof shape);
     arm_log(ARM_LOG_WARN, "remote", "topology %s (ARMADA_TOPOLOGY=%s)", shape,
@@ -220,6 +281,9 @@ arm_status_t arm_remote_init(arm_core_t *c)
     np.ibarrier_test = mpi_ibarrier_test;
     np.cb_ctx = &c->world;
     np.connect_eager = arm_config.connect == ARM_CONNECT_EAGER;
+    np.lazy_addresses = !np.connect_eager;
+    np.allgatherv = mpi_allgatherv;
+    np.allmax = mpi_allmax;
     arm_status_t st = arm_net_init(&np, &arm_rc.net);
     if (st != ARM_OK)
         return st;
@@ -316,6 +380,7 @@ void arm_remote_finalize(arm_core_t *c)
         c->stats.server_fwd_in_messages = ss.fwd_in_messages;
         c->stats.server_split_sent = ss.split_sent;
         c->stats.server_split_replies = ss.split_replies;
+        c->stats.server_relayed = ss.relayed;
         if (arm_config.stats)
             print_edges(c);
     }

@@ -151,13 +151,11 @@ enum { ARM_CONNECT_LAZY = 0, ARM_CONNECT_EAGER = 1, ARM_CONNECT_EDGES = 2 };
 
 /* The capability bits of node (the net layer computed them when it made
  * the node's endpoint; asked once). */
+unsigned arm_rem_caps_learn(int node);
 static inline unsigned arm_rem_caps(int node)
 {
     unsigned c = arm_rc.node_caps[node];
-    if (!(c & CAPS_KNOWN))
-        c = arm_rc.node_caps[node] = arm_net_node_caps(arm_rc.net, node) | CAPS_KNOWN |
-            (arm_rc.hop[node] != node ? (unsigned)ARM_PATH_CAP_FORWARDED : 0u);
-    return c;
+    return c & CAPS_KNOWN ? c : arm_rem_caps_learn(node);
 }
 
 static inline arm_path_t arm_rem_path(arm_path_family_t fam, size_t n, int node)

@@ -42,6 +42,12 @@ typedef int (*arm_net_allgather_fn)(void *cb_ctx, const void *send, void *recv,
  * finalize so that a process keeps progressing its workers (which a peer's
  * endpoint close may still need) until every process has closed its own. */
 typedef int (*arm_net_ibarrier_start_fn)(void *cb_ctx);
+/* Gather blocks of different sizes: rank r sends lens[r] bytes, which land
+ * at recv + displs[r] everywhere. Returns 0 on success. */
+typedef int (*arm_net_allgatherv_fn)(void *cb_ctx, const void *send, void *recv,
+                                     const size_t *lens, const size_t *displs);
+/* The largest of every process's *v, into *v. Returns 0 on success. */
+typedef int (*arm_net_allmax_fn)(void *cb_ctx, uint64_t *v);
 typedef int (*arm_net_ibarrier_test_fn)(void *cb_ctx);
 
 typedef struct arm_net        arm_net_t;
@@ -63,6 +69,14 @@ typedef struct arm_net_params {
     arm_net_ibarrier_test_fn ibarrier_test;
     void *cb_ctx;
     int connect_eager;           /* 1: make all endpoints in arm_net_init     */
+    /* 1: start-up exchanges only the nodes' server addresses (O(nodes) data
+     * per process, with allgatherv and allmax); a client gives its address
+     * in the hello that opens its endpoint to a server, and a server passes
+     * it on to the neighbour servers it forwards that client's requests to
+     * (arm_net_introduce). Needs connect_eager 0. */
+    int lazy_addresses;
+    arm_net_allgatherv_fn allgatherv;
+    arm_net_allmax_fn allmax;
     int server_worker_mt;        /* 1: server worker in UCS_THREAD_MODE_MULTI */
     int finalize_timeout_ms;     /* bound on closing endpoints at finalize    */
 } arm_net_params_t;
@@ -169,6 +183,24 @@ typedef enum arm_net_ep_kind {
 arm_status_t arm_net_ep_connect(arm_net_t *net, arm_net_ep_kind_t kind, int peer,
                                 arm_net_ep_t **ep_p);
 
+/* Under lazy addresses: makes sure the server of `node` (a neighbour this
+ * server sends to) knows the client address of `rank` before anything
+ * about rank travels there: sends it once per (node, rank), ahead of what
+ * follows on the same endpoint. A no-op otherwise. Server thread only. */
+void arm_net_introduce(arm_net_t *net, int node, int rank);
+
+/* Whether this server can reach client `rank`: its address is known (always
+ * under eager addresses). A client's hello, or its introduction by a
+ * neighbour, may arrive after a request it preceded (UCX orders messages
+ * of one lane, and an endpoint may have several): answers wait for it. */
+int arm_net_client_known(const arm_net_t *net, int rank);
+/* How many client addresses this server has learnt: grows when one arrives. */
+uint64_t arm_net_learnt(const arm_net_t *net);
+
+/* Where the endpoint to a peer stands: 0 none, 1 connecting, 2 connected,
+ * 3 failed (arm_net_conn_state_t). */
+int arm_net_conn_state(const arm_net_ep_t *ep);
+
 /* Lookup, connecting on first use; NULL on error (logged). */
 arm_net_ep_t *arm_net_server_ep(arm_net_t *net, int node);
 arm_net_ep_t *arm_net_client_ep(arm_net_t *net, int rank);
@@ -211,6 +243,12 @@ unsigned arm_net_node_caps(arm_net_t *net, int node);
 arm_status_t arm_net_caps(arm_net_t *net, unsigned *caps, char *tls, size_t tls_len);
 
 const char *arm_net_ucx_version(void);
+
+/* Whether messages to other nodes will travel on a byte stream (TCP), told
+ * from the transports this process's UCX context offers, before any
+ * endpoint exists: TCP and no RDMA transport, and (other_hosts 0: every
+ * node on this host) no shared-memory transport either. */
+int arm_net_predict_stream(arm_net_t *net, int other_hosts);
 
 /* The transport resources ("tl/device", space separated) UCX offers with the
  * current environment (UCX_TLS and friends), from a throw-away context.

@@ -57,6 +57,65 @@ void arm_net_params_init(arm_net_params_t *p)
 
 const char *arm_net_ucx_version(void) { return ucp_get_version_string(); }
 
+/* The resource lines of a context, "tl/device" space separated, into buf. */
+static int resources_of(ucp_context_h ctx, char *buf, size_t len)
+{
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    if (!f)
+        return -1;
+    ucp_context_print_info(ctx, f);
+    fclose(f);
+    /* Lines "#      resource N  :  md M  dev D  flags -- tl/device". */
+    int n = 0;
+    size_t used = 0;
+    char *save = NULL;
+    buf[0] = '\0';
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *dash = strstr(line, "-- ");
+        if (!strstr(line, "resource") || !dash)
+            continue;
+        int w = snprintf(buf + used, len - used, "%s%s", n ? " " : "", dash + 3);
+        if (w < 0 || (size_t)w >= len - used)
+            break;
+        used += (size_t)w;
+        n++;
+    }
+    free(text);
+    return n;
+}
+
+static int tl_is(const char *tl, size_t n, const char *const *names)
+{
+    for (; *names; names++)
+        if (strlen(*names) == n && strncmp(tl, *names, n) == 0)
+            return 1;
+    return 0;
+}
+
+int arm_net_predict_stream(arm_net_t *net, int other_hosts)
+{
+    static const char *const shm_tls[] = { "posix", "sysv", "cma", "knem", "xpmem", NULL };
+    static const char *const self_tl[] = { "self", NULL };
+    static const char *const tcp_tl[] = { "tcp", NULL };
+    char res[2048];
+    int shm = 0, rdma = 0, tcp = 0;
+    if (resources_of(net->ctx, res, sizeof res) <= 0)
+        return 0;
+    char *save = NULL;
+    for (char *r = strtok_r(res, " ", &save); r; r = strtok_r(NULL, " ", &save)) {
+        size_t n = strcspn(r, "/");
+        if (tl_is(r, n, tcp_tl))
+            tcp = 1;
+        else if (tl_is(r, n, shm_tls))
+            shm = 1;
+        else if (!tl_is(r, n, self_tl))
+            rdma = 1;
+    }
+    return tcp && !rdma && (other_hosts || !shm);
+}
+
 int arm_net_list_resources(char *buf, size_t len)
 {
     ucp_params_t up;
@@ -71,31 +130,8 @@ int arm_net_list_resources(char *buf, size_t len)
     ucp_config_release(cfg);
     if (st != UCS_OK)
         return -1;
-    char *text = NULL;
-    size_t tlen = 0;
-    FILE *f = open_memstream(&text, &tlen);
-    if (!f) {
-        ucp_cleanup(ctx);
-        return -1;
-    }
-    ucp_context_print_info(ctx, f);
-    fclose(f);
+    int n = resources_of(ctx, buf, len);
     ucp_cleanup(ctx);
-    /* Lines "#      resource N  :  md M  dev D  flags -- tl/device". */
-    int n = 0;
-    size_t used = 0;
-    buf[0] = '\0';
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        char *dash = strstr(line, "-- ");
-        if (!strstr(line, "resource") || !dash)
-            continue;
-        int w = snprintf(buf + used, len - used, "%s%s", n ? " " : "", dash + 3);
-        if (w < 0 || (size_t)w >= len - used)
-            break;
-        used += (size_t)w;
-        n++;
-    }
-    free(text);
     return n;
 }
 
@@ -135,79 +171,6 @@ static void worker_destroy(arm_net_worker_t *w)
     if (w->h)
         ucp_worker_destroy(w->h);
     w->h = NULL;
-}
-
-/* ---- address exchange --------------------------------------------------- */
-
-static arm_status_t exchange_addresses(arm_net_t *net)
-{
-    ucp_address_t *ca = NULL, *sa = NULL;
-    size_t clen = 0, slen = 0;
-    uint64_t mine[2], *all = NULL;
-    unsigned char *blob = NULL;
-    arm_status_t ret = ARM_ERR_NO_MEMORY;
-    ucs_status_t st;
-
-    st = ucp_worker_get_address(net->client.h, &ca, &clen);
-    if (st != UCS_OK)
-        return arm_net_ucs_error("ucp_worker_get_address", st);
-    if (net->server) {
-        st = ucp_worker_get_address(net->server->h, &sa, &slen);
-        if (st != UCS_OK) {
-            ret = arm_net_ucs_error("ucp_worker_get_address", st);
-            goto out_release;
-        }
-    }
-
-    /* Round 1: sizes, to fix one block length. */
-    mine[0] = clen;
-    mine[1] = slen;
-    all = malloc(sizeof(uint64_t) * 2 * (size_t)net->nproc);
-    if (all == NULL)
-        goto out_release;
-    if (net->allgather(net->cb_ctx, mine, all, sizeof mine) != 0) {
-        arm_log(ARM_LOG_ERROR, ARM_NET_SUBSYS, "bootstrap allgather of address sizes failed");
-        ret = ARM_ERR_TRANSPORT;
-        goto out_free;
-    }
-    size_t maxlen = 0;
-    for (int r = 0; r < net->nproc; r++) {
-        size_t l = (size_t)(all[2 * r] + all[2 * r + 1]);
-        if (l > maxlen)
-            maxlen = l;
-    }
-    size_t stride = (8 + maxlen + 7) & ~(size_t)7;
-
-    /* Round 2: the addresses. */
-    blob = calloc(1, stride);
-    net->addrs = malloc(stride * (size_t)net->nproc);
-    if (blob == NULL || net->addrs == NULL)
-        goto out_free;
-    uint32_t l32[2] = { (uint32_t)clen, (uint32_t)slen };
-    memcpy(blob, l32, sizeof l32);
-    memcpy(blob + 8, ca, clen);
-    if (slen)
-        memcpy(blob + 8 + clen, sa, slen);
-    if (net->allgather(net->cb_ctx, blob, net->addrs, stride) != 0) {
-        arm_log(ARM_LOG_ERROR, ARM_NET_SUBSYS, "bootstrap allgather of addresses failed");
-        ret = ARM_ERR_TRANSPORT;
-        goto out_free;
-    }
-    net->addr_stride = stride;
-    ret = ARM_OK;
-
-out_free:
-    if (ret != ARM_OK) {
-        free(net->addrs);
-        net->addrs = NULL;
-    }
-    free(blob);
-    free(all);
-out_release:
-    if (sa)
-        ucp_worker_release_address(net->server->h, sa);
-    ucp_worker_release_address(net->client.h, ca);
-    return ret;
 }
 
 /* ---- init / finalize ---------------------------------------------------- */
@@ -339,7 +302,11 @@ arm_status_t arm_net_init(const arm_net_params_t *p, arm_net_t **net_p)
         net->server = &net->server_storage;
     }
     init_endpoint_slots(net);
-    ret = exchange_addresses(net);
+    ret = arm_net_conn_listen(&net->client);
+    if (ret == ARM_OK && net->server)
+        ret = arm_net_conn_listen(net->server);
+    if (ret == ARM_OK)
+        ret = arm_net_conn_exchange(net, p);
     if (ret != ARM_OK)
         goto err_server;
     if (p->connect_eager) {
@@ -352,8 +319,8 @@ arm_status_t arm_net_init(const arm_net_params_t *p, arm_net_t **net_p)
 
 err_eps:
     arm_net_ep_close_all(net);
-    free(net->addrs);
 err_server:
+    arm_net_conn_free(net);
     if (net->server)
         worker_destroy(net->server);
 err_client:
@@ -421,7 +388,7 @@ arm_status_t arm_net_finalize(arm_net_t *net)
         worker_destroy(net->server);
     worker_destroy(&net->client);
     ucp_cleanup(net->ctx);
-    free(net->addrs);
+    arm_net_conn_free(net);
     free(net->to_client);
     free(net->to_server);
     free(net->srv_to_srv);

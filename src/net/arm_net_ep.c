@@ -1,5 +1,5 @@
-/* net: endpoints (client->server, server->client), flush, close, and the
- * capability query. */
+/* net: the eager set-up, lookups, flush, close, and the capability query
+ * of endpoints (arm_net_conn.c makes them). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
@@ -8,83 +8,6 @@
 
 #include "net/arm_net_int.h"
 #include "util/arm_timer.h"
-
-/* The worker address of rank r: its client worker or (leaders) its server. */
-static const ucp_address_t *peer_address(const arm_net_t *net, int r, int server)
-{
-    const unsigned char *b = net->addrs + (size_t)r * net->addr_stride;
-    uint32_t l32[2];
-    memcpy(l32, b, sizeof l32);
-    if (server)
-        return l32[1] ? (const ucp_address_t *)(b + 8 + l32[0]) : NULL;
-    return (const ucp_address_t *)(b + 8);
-}
-
-arm_status_t arm_net_ep_connect(arm_net_t *net, arm_net_ep_kind_t kind, int peer,
-                                arm_net_ep_t **ep_p)
-{
-    const ucp_address_t *addr;
-    arm_net_ep_t *ep;
-    ucp_ep_params_t epp;
-    ucs_status_t st;
-
-    if (kind == ARM_NET_EP_TO_SERVER) {
-        if (peer < 0 || peer >= net->nnodes)
-            goto bad_peer;
-        ep = &net->to_server[peer];
-        addr = peer_address(net, net->leader_of_node[peer], 1);
-    } else if (kind == ARM_NET_EP_SRV_TO_SRV) {
-        if (peer < 0 || peer >= net->nnodes || peer == net->my_node || net->server == NULL)
-            goto bad_peer;
-        ep = &net->srv_to_srv[peer];
-        addr = peer_address(net, net->leader_of_node[peer], 1);
-    } else {
-        if (peer < 0 || peer >= net->nproc || net->server == NULL)
-            goto bad_peer;
-        ep = &net->to_client[peer];
-        addr = peer_address(net, peer, 0);
-    }
-    if (ep->h != NULL) {
-        *ep_p = ep;
-        return ARM_OK;
-    }
-    if (addr == NULL)
-        goto bad_peer;
-
-    memset(&epp, 0, sizeof epp);
-    epp.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-    epp.address = addr;
-    epp.err_mode = UCP_ERR_HANDLING_MODE_NONE;
-    double t0 = arm_time_now();
-    st = ucp_ep_create(ep->worker->h, &epp, &ep->h);
-    ep->worker->stats.connect_time_s += arm_time_now() - t0;
-    if (st != UCS_OK) {
-        ep->h = NULL;
-        arm_log(ARM_LOG_ERROR, ARM_NET_SUBSYS, "endpoint to %s %d: %s",
-                kind == ARM_NET_EP_TO_CLIENT ? "client" : "server of node", peer,
-                ucs_status_string(st));
-        return arm_net_status_from_ucs(st);
-    }
-    if (kind == ARM_NET_EP_TO_SERVER) {
-        /* The node's capability bits, known from the moment its endpoint
-         * exists (at start-up or on first use). */
-        unsigned caps;
-        ep->worker->stats.eps_to_server++;
-        arm_net_ep_caps(ep, &caps, NULL, 0);
-    } else if (kind == ARM_NET_EP_SRV_TO_SRV) {
-        ep->worker->stats.eps_srv_to_srv++;
-    } else {
-        ep->worker->stats.eps_to_client++;
-    }
-    *ep_p = ep;
-    return ARM_OK;
-
-bad_peer:
-    arm_log(ARM_LOG_ERROR, ARM_NET_SUBSYS, "arm_net_ep_connect: no %s endpoint for peer %d",
-            kind == ARM_NET_EP_TO_SERVER ? "to-server"
-            : kind == ARM_NET_EP_SRV_TO_SRV ? "server-to-server" : "to-client", peer);
-    return ARM_ERR_INVALID_ARG;
-}
 
 arm_status_t arm_net_ep_connect_eager(arm_net_t *net)
 {

@@ -32,6 +32,15 @@ struct arm_net_worker {
     arm_net_am_slot_t am[ARM_NET_AM_MAX_ID];
 };
 
+/* A connection's life (arm_net_conn.c holds every transition). */
+typedef enum arm_net_conn_state {
+    ARM_NET_CONN_IDLE = 0,           /* no endpoint                            */
+    ARM_NET_CONN_CONNECTING,         /* endpoint made, its hello not yet out:
+                                        messages queue in UCX, in order       */
+    ARM_NET_CONN_CONNECTED,          /* the hello went out                    */
+    ARM_NET_CONN_FAILED              /* the endpoint or its hello failed      */
+} arm_net_conn_state_t;
+
 struct arm_net_ep {
     ucp_ep_h          h;             /* NULL: not connected */
     arm_net_worker_t *worker;
@@ -39,6 +48,12 @@ struct arm_net_ep {
     int               peer;          /* node (TO_SERVER, SRV_TO_SRV) or rank */
     int               caps_known;
     unsigned          caps;
+    int               state;         /* arm_net_conn_state_t                  */
+    arm_status_t      fail;          /* why, when FAILED                      */
+    double            t_made;        /* when the endpoint was made            */
+    unsigned char    *told;          /* SRV_TO_SRV under lazy addresses: one
+                                        bit per rank whose client address the
+                                        peer server has been given            */
 };
 
 /* Doubly linked list node for objects finalize may have to clean up. */
@@ -76,10 +91,20 @@ struct arm_net {
     arm_net_worker_t server_storage;
     arm_net_worker_t *server;        /* &server_storage or NULL */
 
-    /* Worker addresses of every rank: nproc blocks of addr_stride bytes:
-     * uint32 client_len, uint32 server_len, client address, server address. */
+    /* The address book (arm_net_conn.c). Eager exchange: every rank's block
+     * of addr_stride bytes in addrs (uint32 client_len, uint32 server_len,
+     * client address, server address). Lazy exchange (lazy_addrs): addrs
+     * holds only the nodes' server addresses, nnodes blocks, and a client's
+     * address is learnt from its hello (or a neighbour server's
+     * introduction) into cli_addr[rank]. */
     unsigned char *addrs;
     size_t         addr_stride;
+    int            lazy_addrs;
+    unsigned char **cli_addr;        /* [nproc] under lazy_addrs (server only):
+                                        a uint64 length, then the address    */
+    uint64_t        learnt;          /* client addresses learnt so far      */
+    unsigned char  *my_addr;         /* this client's address, for its hellos */
+    size_t          my_addr_len;
 
     arm_net_ep_t *to_server;         /* [nnodes], on the client worker */
     arm_net_ep_t *to_client;         /* [nproc], on the server worker  */
@@ -126,6 +151,16 @@ static inline void arm_net_list_del(arm_net_link_t *l)
     l->next->prev = l->prev;
     l->prev = l->next = l;
 }
+
+/* Net-internal active message (hellos and introductions); user ids are
+ * below it. */
+#define ARM_NET_AM_CONN (ARM_NET_AM_MAX_ID - 1)
+
+/* arm_net_conn.c: the start-up exchange of addresses, the handler of hellos
+ * and introductions (on every worker), and the release of what was learnt. */
+arm_status_t arm_net_conn_exchange(arm_net_t *net, const arm_net_params_t *p);
+arm_status_t arm_net_conn_listen(arm_net_worker_t *w);
+void arm_net_conn_free(arm_net_t *net);
 
 /* Endpoint part of finalize: close every endpoint with a bounded wait. */
 void arm_net_ep_close_all(arm_net_t *net);

@@ -57,6 +57,10 @@ typedef struct arm_server_params {
      * job of a million processes cannot hold every server's records). The
      * statistics then count what was made. */
     int lazy_clients;
+    /* With a topology: answers to clients of nodes that are not neighbours
+     * go back through the servers on the clients' routes, so that a server
+     * talks only to its neighbours' clients (ARMADA_CONNECT=edges). */
+    int bound_replies;
 } arm_server_params_t;
 
 /* What a server with given parameters holds for requests at start: the
@@ -94,6 +98,8 @@ typedef struct arm_server_stats {
     uint64_t credit_waits;        /* times a forward waited for an edge credit */
     uint64_t split_sent;          /* combined answers sent as one message      */
     uint64_t split_replies;       /* origins answered here for another target  */
+    uint64_t relayed;             /* answers sent on toward a client's first hop
+                                     (bound_replies)                           */
 } arm_server_stats_t;
 
 /* Starts the server thread on the net layer's server worker. */

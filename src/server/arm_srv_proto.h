@@ -20,7 +20,7 @@
 /* REQ: client -> server; REP: server -> client; FWD and CREDIT: server ->
  * server, along the edges of the virtual topology (src/topo). */
 enum { ARM_SRV_AM_REQ = 1, ARM_SRV_AM_REP = 2, ARM_SRV_AM_FWD = 3, ARM_SRV_AM_CREDIT = 4,
-       ARM_SRV_AM_SPLIT = 5 };
+       ARM_SRV_AM_SPLIT = 5, ARM_SRV_AM_RELAY = 6 };
 
 typedef enum arm_srv_op {
     ARM_SRV_PUT = 1,      /* data -> raddr                                   */
@@ -147,7 +147,20 @@ typedef struct arm_srv_split_hdr {
 } arm_srv_split_hdr_t;
 
 _Static_assert(sizeof(arm_srv_split_hdr_t) == 16, "split header size is pinned");
+/* Answers along the topology's edges (ARMADA_CONNECT=edges): a server
+ * whose answer is for a client of a node that is not its neighbour sends it
+ * in an ARM_SRV_AM_RELAY message, this header then the reply header and its
+ * data, to the node before it on the route from the client's node; the
+ * server that is the client's first hop delivers it as the reply. */
+typedef struct arm_srv_relay_hdr {
+    int32_t  from_node;   /* the sending server's node                       */
+    int32_t  rank;        /* the client answered                             */
+    uint32_t rep_len;     /* reply header bytes at the start of the data     */
+    uint32_t hops;        /* relays so far (bounded)                         */
+} arm_srv_relay_hdr_t;
+
 _Static_assert(sizeof(arm_srv_fwd_hdr_t) == 16, "forward header size is pinned");
+_Static_assert(sizeof(arm_srv_relay_hdr_t) == 16, "relay header size is pinned");
 _Static_assert(sizeof(arm_srv_fwd_ent_t) == 72, "forward entry size is pinned");
 _Static_assert(sizeof(arm_srv_comb_t) == 24, "combined origin size is pinned");
 _Static_assert(sizeof(arm_srv_req_t) == 64, "request header is one cache line");

@@ -68,7 +68,7 @@ static void prec_post(struct arm_server *s, srv_prec_t *p, int dest, uint64_t re
     }
     unsigned flags = bytes && bytes <= s->p.reply_eager_max ? ARM_NET_AM_EAGER : 0;
     arm_net_comp_init(&rec->comp, prec_sent, p);
-    arm_status_t st = s->x->send_reply(s->xctx, dest, &rec->rep, sizeof rec->rep, iov, iovcnt,
+    arm_status_t st = srv_reply(s, dest, &rec->rep, sizeof rec->rep, iov, iovcnt,
                                        flags, &rec->comp);
     if (st == ARM_INPROGRESS)
         return;

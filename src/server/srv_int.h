@@ -278,6 +278,13 @@ arm_status_t srv_on_fwd(void *arg, const arm_net_am_msg_t *msg);
 arm_status_t srv_on_credit(void *arg, const arm_net_am_msg_t *msg);
 /* A split answer from a target: each origin answered from the pool. */
 arm_status_t srv_on_split(void *arg, const arm_net_am_msg_t *msg);
+
+/* srv_relay.c: the one way a server answers a client: straight, or under
+ * bound_replies through the servers on the client's route. */
+arm_status_t srv_reply(struct arm_server *s, int rank, const void *hdr, size_t hdr_len,
+                       const arm_net_iov_t *iov, size_t iovcnt, unsigned flags,
+                       arm_net_comp_t *comp);
+arm_status_t srv_on_relay(void *arg, const arm_net_am_msg_t *msg);
 /* Answers origins of waiting split answers; non-zero when one was. */
 int srv_split_retry(struct arm_server *s);
 arm_status_t srv_fwd_init(struct arm_server *s);

@@ -34,7 +34,7 @@ static void rec_post(srv_client_t *cl, srv_rec_t *rec, const arm_net_iov_t *iov,
     cl->unreturned = 0;
     rec->busy = 1;
     arm_net_comp_init(&rec->comp, rec_sent, rec);
-    arm_status_t st = s->x->send_reply(s->xctx, cl->rank, &rec->rep, sizeof rec->rep, iov,
+    arm_status_t st = srv_reply(s, cl->rank, &rec->rep, sizeof rec->rep, iov,
                                        iovcnt, flags, &rec->comp);
     if (st == ARM_INPROGRESS)
         return;

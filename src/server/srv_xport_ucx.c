@@ -3,6 +3,7 @@
 #include "server/srv_xport.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include "server/arm_srv_proto.h"
 #include "util/arm_timer.h"
 
@@ -13,6 +14,28 @@ struct srv_xport_late {
     srv_xport_ucx_t *u;
     double at;                    /* when the server hears of it              */
 };
+
+/* An answer waiting for its client's address. Its header and data are the
+ * server's, kept until comp completes; comp counts it as pending. */
+typedef struct srv_parked {
+    struct srv_parked *next;
+    int rank;
+    const void *hdr;
+    size_t hdr_len, iovcnt;
+    unsigned flags;
+    arm_net_comp_t *comp;
+    arm_net_iov_t iov[];
+} srv_parked_t;
+
+/* At the end, answers still parked (their clients never spoke) go. */
+static void parked_free(srv_xport_ucx_t *u)
+{
+    while (u->parked) {
+        srv_parked_t *p = u->parked;
+        u->parked = p->next;
+        free(p);
+    }
+}
 
 arm_status_t srv_xport_ucx_init(srv_xport_ucx_t *u, arm_net_t *net, int delay_us, int ncap)
 {
@@ -38,6 +61,7 @@ arm_status_t srv_xport_ucx_init(srv_xport_ucx_t *u, arm_net_t *net, int delay_us
 
 void srv_xport_ucx_fini(srv_xport_ucx_t *u)
 {
+    parked_free(u);
     free(u->late);
     free(u->free_idx);
     free(u->due);
@@ -97,11 +121,64 @@ static arm_status_t ucx_send(arm_net_ep_t *ep, unsigned id, const void *hdr, siz
                            iovcnt ? iov[0].len : 0, flags, comp);
 }
 
+static arm_status_t park(srv_xport_ucx_t *u, int rank, const void *hdr, size_t hdr_len,
+                         const arm_net_iov_t *iov, size_t iovcnt, unsigned flags,
+                         arm_net_comp_t *comp)
+{
+    srv_parked_t *p = malloc(sizeof *p + iovcnt * sizeof *iov);
+    if (!p)
+        return ARM_ERR_NO_MEMORY;
+    *p = (srv_parked_t){ NULL, rank, hdr, hdr_len, iovcnt, flags, comp };
+    if (iovcnt)
+        memcpy(p->iov, iov, iovcnt * sizeof *iov);
+    srv_parked_t **tail = &u->parked;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = p;                    /* in order, per client and overall */
+    comp->pending++;
+    return ARM_INPROGRESS;
+}
+
+/* Sends the parked answers whose clients are now known; non-zero if any. */
+static int unpark(srv_xport_ucx_t *u)
+{
+    int did = 0;
+    u->learnt = arm_net_learnt(u->net);
+    for (srv_parked_t **pp = &u->parked; *pp;) {
+        srv_parked_t *p = *pp;
+        if (!arm_net_client_known(u->net, p->rank)) {
+            pp = &p->next;
+            continue;
+        }
+        *pp = p->next;
+        arm_net_comp_t *c = p->comp;
+        arm_status_t st = ucx_send(arm_net_client_ep(u->net, p->rank), ARM_SRV_AM_REP, p->hdr,
+                                   p->hdr_len, p->iov, p->iovcnt, p->flags, c);
+        if (st != ARM_OK && st != ARM_INPROGRESS && c->status == ARM_OK)
+            c->status = st;
+        free(p);
+        if (--c->pending == 0 && c->cb)
+            c->cb(c);
+        did = 1;
+    }
+    return did;
+}
+
+static int rank_parked(const srv_xport_ucx_t *u, int rank)
+{
+    for (const srv_parked_t *p = u->parked; p; p = p->next)
+        if (p->rank == rank)
+            return 1;
+    return 0;
+}
+
 static arm_status_t ucx_send_reply(void *ctx, int rank, const void *hdr, size_t hdr_len,
                                    const arm_net_iov_t *iov, size_t iovcnt, unsigned flags,
                                    arm_net_comp_t *comp)
 {
     srv_xport_ucx_t *u = ctx;
+    if (!arm_net_client_known(u->net, rank) || rank_parked(u, rank))
+        return park(u, rank, hdr, hdr_len, iov, iovcnt, flags, comp);
     arm_net_ep_t *ep = arm_net_client_ep(u->net, rank);
     if (!u->delay_s || !u->nfree)
         return ucx_send(ep, ARM_SRV_AM_REP, hdr, hdr_len, iov, iovcnt, flags, comp);
@@ -120,12 +197,43 @@ static arm_status_t ucx_send_reply(void *ctx, int rank, const void *hdr, size_t 
     return ARM_INPROGRESS;
 }
 
+/* Forwarded requests: the next server must be able to answer each origin
+ * (and, without split answers, each combined origin) straight, so it is
+ * given the addresses it may lack first, on the same endpoint (a no-op
+ * unless the addresses are exchanged lazily). */
+static void introduce_origins(srv_xport_ucx_t *u, int node, const arm_net_iov_t *iov)
+{
+    const unsigned char *d = iov->buf;
+    size_t off = 0;
+    while (off + sizeof(arm_srv_fwd_ent_t) <= iov->len) {
+        arm_srv_fwd_ent_t e;
+        memcpy(&e, d + off, sizeof e);
+        arm_net_introduce(u->net, node, (int)e.req.src);
+        for (uint32_t k = 0; k < e.ncomb; k++) {
+            arm_srv_comb_t c;
+            size_t at = off + sizeof e + (size_t)k * sizeof c;
+            if (at + sizeof c > iov->len)
+                break;
+            memcpy(&c, d + at, sizeof c);
+            arm_net_introduce(u->net, node, (int)c.src);
+        }
+        off += sizeof e + ((e.dlen + 7u) & ~(size_t)7);
+    }
+}
+
 /* To a neighbour server: its endpoint is made at the first message. */
 static arm_status_t ucx_send_server(void *ctx, int node, unsigned am_id, const void *hdr,
                                     size_t hdr_len, const arm_net_iov_t *iov, size_t iovcnt,
                                     unsigned flags, arm_net_comp_t *comp)
 {
     srv_xport_ucx_t *u = ctx;
+    if (am_id == ARM_SRV_AM_FWD && iovcnt == 1)
+        introduce_origins(u, node, iov);
+    if (am_id == ARM_SRV_AM_RELAY && hdr_len >= sizeof(arm_srv_relay_hdr_t)) {
+        arm_srv_relay_hdr_t h;
+        memcpy(&h, hdr, sizeof h);
+        arm_net_introduce(u->net, node, h.rank);
+    }
     return ucx_send(arm_net_peer_server_ep(u->net, node), am_id, hdr, hdr_len, iov, iovcnt,
                     flags, comp);
 }
@@ -147,6 +255,8 @@ static int ucx_progress(void *ctx)
 {
     srv_xport_ucx_t *u = ctx;
     int did = arm_net_progress(u->w);
+    if (u->parked && arm_net_learnt(u->net) != u->learnt)
+        did |= unpark(u);
     if (u->ndue)
         did |= late_deliver(u);
     return did;
