@@ -214,8 +214,8 @@ def launch(args, name, prog, opts, np, mode):
         status = "failed"
     elif bad_checks:
         status = "check_failed"
-    elif len(per) < np:
-        status = "stats_missing"
+    elif eps_summary(per, np) is None:
+        status = "stats_missing"   # a process's line, or its eps_* fields
     else:
         status = "ok"
     run.update(status=status, rc=rc, seconds=round(secs, 2), records=recs,
