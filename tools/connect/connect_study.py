@@ -115,6 +115,13 @@ def int_list(text):
     return [int(x) for x in text.split(",") if x.strip()]
 
 
+def app_spec(text):
+    row, sep, cmd = text.partition("=")
+    if not sep or not row.strip() or not cmd.split():
+        raise argparse.ArgumentTypeError("want ROW=PROGRAM [ARGS], got %r" % text)
+    return row.strip(), cmd.split()
+
+
 def word_list(text):
     return [x.strip() for x in text.split(",") if x.strip()]
 
@@ -242,6 +249,10 @@ def table_jobs(args):
                 row = "clique k=%d" % k
                 jobs.append(("clique-k%d.np%d.%s" % (k, np, mode),
                              os.path.join(bdir, "armada-bench-clique"), opts, np, mode, row))
+            for row, words in args.app:
+                prog = words[0] if os.path.isabs(words[0]) else os.path.join(args.build,
+                                                                               words[0])
+                jobs.append(("%s.np%d.%s" % (row, np, mode), prog, words[1:], np, mode, row))
             jobs.append(("connect.np%d.%s" % (np, mode),
                          os.path.join(bdir, "armada-bench-connect"),
                          QUICK_CONNECT_OPTS if args.quick else CONNECT_OPTS, np, mode,
@@ -304,7 +315,7 @@ def build_tables(args, runs):
 
 def md_table(args, table, rows):
     cols = ["%d/%s" % (np, m) for np in args.np for m in args.modes]
-    lines = ["| suite | " + " | ".join("%s nodes %s" % tuple(c.split("/")) for c in cols)
+    lines = ["| program | " + " | ".join("%s nodes %s" % tuple(c.split("/")) for c in cols)
              + " |", "|---" * (len(cols) + 1) + "|"]
     for row in rows:
         if row in table:
@@ -420,8 +431,9 @@ def write_report(args, runs, tables, pts, plot_note):
     for r in runs:
         if r["row"] not in rows and r["row"] != "connect":
             rows.append(r["row"])
-    suites = [r for r in rows if not r.startswith("clique")]
-    cliques = [r for r in rows if r.startswith("clique")] + ["connect"]
+    apps = [a[0] for a in args.app]
+    suites = [r for r in rows if not r.startswith("clique") and r not in apps]
+    cliques = [r for r in rows if r.startswith("clique") or r in apps] + ["connect"]
     md = ["# Connections on demand: endpoints and connection time",
           "",
           "Generated %s by `tools/connect/connect_study.py %s`." % (
@@ -437,9 +449,9 @@ def write_report(args, runs, tables, pts, plot_note):
         ("eps_s2c", suites, "Table II: server-to-client endpoints per server (mean), "
          "benchmark suites"),
         ("eps_c2s", cliques, "Table III: client-to-server endpoints per process (mean), "
-         "clique kernel (the paper's STOMP) and armada-bench-connect"),
+         "clique kernel (the paper's STOMP), --app kernels and armada-bench-connect"),
         ("eps_s2c", cliques, "Table IV: server-to-client endpoints per server (mean), "
-         "clique kernel and armada-bench-connect"),
+         "clique kernel, --app kernels and armada-bench-connect"),
         ("eps_s2s", suites + cliques, "Table V: server-to-server endpoints per server "
          "(mean; the topology's edges)"),
     ]
@@ -489,6 +501,10 @@ def parse_args(argv):
     ap.add_argument("--runs", type=int, default=None, help="connect launches per fig12 point")
     ap.add_argument("--suites", type=word_list, default=list(SUITE_OPTS))
     ap.add_argument("--clique-k", type=int_list, default=[4])
+    ap.add_argument("--app", action="append", default=[], type=app_spec, metavar="ROW=CMD",
+                    help="an application kernel as a row of Tables III/IV: ROW=PROGRAM "
+                    "[ARGS] (PROGRAM relative to --build), e.g. "
+                    "'ft=apps/ft/armada-ft --class S'; repeatable")
     ap.add_argument("--parts", type=word_list, default=["tables", "fig12"])
     ap.add_argument("--edges-topology", default="mfcg")
     ap.add_argument("--topology", default=None,
