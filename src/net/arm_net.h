@@ -194,8 +194,8 @@ void arm_net_introduce(arm_net_t *net, int node, int rank);
  * neighbour, may arrive after a request it preceded (UCX orders messages
  * of one lane, and an endpoint may have several): answers wait for it. */
 int arm_net_client_known(const arm_net_t *net, int rank);
-/* How many client addresses this server has learnt: grows when one arrives. */
-uint64_t arm_net_learnt(const arm_net_t *net);
+/* Whether this server holds its endpoint to client `rank` already. */
+int arm_net_client_connected(const arm_net_t *net, int rank);
 
 /* Where the endpoint to a peer stands: 0 none, 1 connecting, 2 connected,
  * 3 failed (arm_net_conn_state_t). */
@@ -337,6 +337,8 @@ typedef struct arm_net_am_msg {
     size_t      data_len;
     int         rndv;
     int         keepable;    /* data may be kept past the handler */
+    void       *reply_ep;    /* UCX's endpoint back to the sender, when it
+                                sent with ARM_NET_AM_REPLY (net internal)  */
 } arm_net_am_msg_t;
 
 /* Runs inside arm_net_progress of the worker; must not progress it. Returns
@@ -348,7 +350,8 @@ arm_status_t arm_net_am_set_handler(arm_net_worker_t *w, unsigned id,
 
 enum {
     ARM_NET_AM_EAGER = 1u << 0,  /* force the eager protocol  */
-    ARM_NET_AM_RNDV  = 1u << 1   /* force the rendezvous protocol */
+    ARM_NET_AM_RNDV  = 1u << 1,  /* force the rendezvous protocol */
+    ARM_NET_AM_REPLY = 1u << 2   /* hand the receiver UCX's endpoint back */
 };
 
 /* Send header + payload (either may be empty). hdr and data (iov array and

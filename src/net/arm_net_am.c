@@ -26,6 +26,8 @@ static ucs_status_t am_trampoline(void *arg, const void *header, size_t header_l
     msg.data_len = length;
     msg.rndv = rndv;
     msg.keepable = keepable;
+    msg.reply_ep = (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? param->reply_ep
+                                                                        : NULL;
     slot->worker->stats.am_recv++;
     void *outer = slot->worker->am_cur_data;
     slot->worker->am_cur_data = data;
@@ -84,6 +86,8 @@ static arm_status_t am_send(arm_net_ep_t *ep, unsigned id, const void *hdr, size
         rp.flags |= UCP_AM_SEND_FLAG_EAGER;
     if (flags & ARM_NET_AM_RNDV)
         rp.flags |= UCP_AM_SEND_FLAG_RNDV;
+    if (flags & ARM_NET_AM_REPLY)
+        rp.flags |= UCP_AM_SEND_FLAG_REPLY;
     if (iov) {
         rp.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
         rp.datatype = ucp_dt_make_iov();

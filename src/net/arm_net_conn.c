@@ -221,8 +221,9 @@ static arm_status_t conn_send(arm_net_ep_t *ep, arm_net_ep_t *settles, uint32_t 
     arm_net_comp_init(&o->comp, conn_out_done, o);
     /* The header travels in the data: UCX 1.13 needs a pending send's
      * header kept, and the data is kept anyway. */
+    unsigned flags = ARM_NET_AM_EAGER | (kind == HELLO_CLIENT ? ARM_NET_AM_REPLY : 0u);
     arm_status_t st = arm_net_am_send(ep, ARM_NET_AM_CONN, NULL, 0, &o->msg,
-                                      sizeof o->msg + len, ARM_NET_AM_EAGER, &o->comp);
+                                      sizeof o->msg + len, flags, &o->comp);
     if (st == ARM_INPROGRESS)
         return ARM_OK;
     o->comp.status = st;
@@ -242,7 +243,21 @@ static void learn(arm_net_t *net, int rank, const void *addr, size_t len)
     memcpy(a, &l64, 8);
     memcpy(a + 8, addr, len);
     net->cli_addr[rank] = a;
-    net->learnt++;
+}
+
+/* A client's hello comes with UCX's endpoint back to it (the other end of
+ * the client's connection): the server answers on it, and makes no
+ * connection of its own to that client (odcm's reply without a second
+ * connect). */
+static void adopt(arm_net_t *net, int rank, ucp_ep_h reply)
+{
+    arm_net_ep_t *ep = &net->to_client[rank];
+    if (!reply || ep->h)
+        return;
+    ep->h = reply;
+    ep->state = ARM_NET_CONN_CONNECTED;
+    ep->t_made = arm_time_now();
+    ep->worker->stats.eps_to_client++;
 }
 
 static arm_status_t on_conn(void *arg, const arm_net_am_msg_t *msg)
@@ -252,10 +267,13 @@ static arm_status_t on_conn(void *arg, const arm_net_am_msg_t *msg)
     if (msg->rndv || msg->data_len < sizeof m)
         return ARM_OK;
     memcpy(&m, msg->data, sizeof m);
-    if (msg->data_len < sizeof m + m.len)
+    if (msg->data_len < sizeof m + m.len || w->kind != ARM_NET_WORKER_SERVER || m.rank < 0 ||
+        m.rank >= w->net->nproc)
         return ARM_OK;
-    if ((m.kind == HELLO_CLIENT || m.kind == HELLO_INTRO) && w->kind == ARM_NET_WORKER_SERVER)
+    if (m.kind == HELLO_CLIENT || m.kind == HELLO_INTRO)
         learn(w->net, m.rank, (const unsigned char *)msg->data + sizeof m, m.len);
+    if (m.kind == HELLO_CLIENT)
+        adopt(w->net, m.rank, (ucp_ep_h)msg->reply_ep);
     return ARM_OK;
 }
 
@@ -296,9 +314,9 @@ int arm_net_client_known(const arm_net_t *net, int rank)
     return rank >= 0 && rank < net->nproc && client_address(net, rank) != NULL;
 }
 
-uint64_t arm_net_learnt(const arm_net_t *net)
+int arm_net_client_connected(const arm_net_t *net, int rank)
 {
-    return net->learnt;
+    return rank >= 0 && rank < net->nproc && net->server && net->to_client[rank].h != NULL;
 }
 
 int arm_net_conn_state(const arm_net_ep_t *ep)

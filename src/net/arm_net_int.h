@@ -102,7 +102,6 @@ struct arm_net {
     int            lazy_addrs;
     unsigned char **cli_addr;        /* [nproc] under lazy_addrs (server only):
                                         a uint64 length, then the address    */
-    uint64_t        learnt;          /* client addresses learnt so far      */
     unsigned char  *my_addr;         /* this client's address, for its hellos */
     size_t          my_addr_len;
 

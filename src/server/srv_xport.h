@@ -67,10 +67,11 @@ typedef struct srv_xport_ucx {
     int ncap;
     int *free_idx, nfree;
     int *due, due_head, ndue;     /* ring of completed wrappers, oldest first  */
-    /* Answers to clients whose address has not arrived yet (lazy addresses:
-     * a hello may come after the request behind it), sent once it has. */
+    /* Answers to clients not connected yet: their endpoint is made, and
+     * they are sent, at the next progress outside a message handler, once
+     * the client's address is here (lazy addresses: a hello may arrive after
+     * the request behind it). */
     struct srv_parked *parked;
-    uint64_t learnt;              /* the net layer's count when last looked   */
 } srv_xport_ucx_t;
 
 /* Sets up the late completions for up to ncap sends in flight (delay_us 0:

@@ -272,6 +272,7 @@ static arm_status_t deliver(srv_fake_t *f, unsigned am_id, const void *hdr, size
     msg.data = buf;
     msg.data_len = len;
     msg.rndv = rndv;
+    msg.reply_ep = NULL;
     msg.keepable = 1;
     arm_status_t st = f->cbs[am_id](f->cb_args[am_id], &msg);
     /* Returned without keeping it: the transport frees the buffer (a

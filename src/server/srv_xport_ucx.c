@@ -143,7 +143,6 @@ static arm_status_t park(srv_xport_ucx_t *u, int rank, const void *hdr, size_t h
 static int unpark(srv_xport_ucx_t *u)
 {
     int did = 0;
-    u->learnt = arm_net_learnt(u->net);
     for (srv_parked_t **pp = &u->parked; *pp;) {
         srv_parked_t *p = *pp;
         if (!arm_net_client_known(u->net, p->rank)) {
@@ -177,7 +176,10 @@ static arm_status_t ucx_send_reply(void *ctx, int rank, const void *hdr, size_t 
                                    arm_net_comp_t *comp)
 {
     srv_xport_ucx_t *u = ctx;
-    if (!arm_net_client_known(u->net, rank) || rank_parked(u, rank))
+    /* An endpoint is never made inside a message handler, where the server
+     * answers from (UCX's TCP transport broke when it was): an answer to a
+     * client not connected yet waits for the next progress. */
+    if (!arm_net_client_connected(u->net, rank) || rank_parked(u, rank))
         return park(u, rank, hdr, hdr_len, iov, iovcnt, flags, comp);
     arm_net_ep_t *ep = arm_net_client_ep(u->net, rank);
     if (!u->delay_s || !u->nfree)
@@ -255,7 +257,7 @@ static int ucx_progress(void *ctx)
 {
     srv_xport_ucx_t *u = ctx;
     int did = arm_net_progress(u->w);
-    if (u->parked && arm_net_learnt(u->net) != u->learnt)
+    if (u->parked)
         did |= unpark(u);
     if (u->ndue)
         did |= late_deliver(u);
@@ -265,8 +267,9 @@ static int ucx_progress(void *ctx)
 static arm_status_t ucx_wait(void *ctx, int timeout_ms)
 {
     srv_xport_ucx_t *u = ctx;
-    /* Late completions to hand over: wake up for them. */
-    return arm_net_wait(u->w, u->ndue && timeout_ms != 0 ? 1 : timeout_ms);
+    /* Late completions to hand over, or answers waiting for an address:
+     * wake up for them. */
+    return arm_net_wait(u->w, (u->ndue || u->parked) && timeout_ms != 0 ? 1 : timeout_ms);
 }
 
 static void ucx_wakeup(void *ctx)
