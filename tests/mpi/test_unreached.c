@@ -6,9 +6,13 @@
  * rank 1 and node 1, never hang.
  *
  * Usage: tmpi_unreached MODE OP
- *   MODE kill  rank 1 raises SIGKILL (mpirun must be told to let the job go
- *              on: OMPI_MCA_orte_enable_recovery=1, else Open MPI 4.1 kills
- *              rank 0 within a second, before Armada can say anything)
+ *   MODE kill  rank 1 raises SIGKILL. Open MPI 4.1's mpirun then kills rank 0
+ *              within about a second, before Armada can say anything, unless
+ *              OMPI_MCA_orte_abort_on_non_zero_status=0; the job's status is
+ *              then non-zero whatever rank 0 does (rank 1 died by a signal),
+ *              so only rank 0's message tells a pass. Rank 0 ends every
+ *              failure with MPI_Abort: a plain exit there leaves mpirun
+ *              waiting.
  *        stop  rank 1 raises SIGSTOP (it and its server thread stay, stopped)
  *   OP   get8, put (8 bytes and a fence), fadd
  * Nothing else touches node 1 first: ARMCI_Malloc and the barriers are the
@@ -50,7 +54,7 @@ static void operate(const char *op, void **seg)
         ARMCI_Rmw(ARMCI_FETCH_AND_ADD_LONG, &old, seg[1], 1, 1);
     } else {
         fprintf(stderr, "unreached: unknown operation %s\n", op);
-        _exit(2);
+        MPI_Abort(MPI_COMM_WORLD, 2);
     }
     /* A put may complete locally; the fence waits on node 1. */
     ARMCI_Fence(1);
@@ -86,11 +90,12 @@ int main(int argc, char **argv)
         tst_nap(1000);
     if (!peer_down(peer, stop)) {
         fprintf(stderr, "unreached: rank 1 (pid %d) is still running\n", peer);
-        return 1;
+        MPI_Abort(MPI_COMM_WORLD, 1);
     }
     printf("unreached: rank 1 is %s; rank 0 starts %s to it\n", stop ? "stopped" : "dead", op);
     fflush(stdout);
     operate(op, seg);
     fprintf(stderr, "unreached: %s to rank 1 (%s) returned\n", op, stop ? "stopped" : "dead");
+    MPI_Abort(MPI_COMM_WORLD, 1);
     return 1;
 }
