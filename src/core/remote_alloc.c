@@ -127,8 +127,8 @@ arm_net_rkey_t *arm_rem_rkey_for(const char *call, const arm_slice_t *s, int nod
         arm_status_t st = arm_net_rkey_unpack(arm_rc.net, node, ra->node_rkey[node],
                                               &ra->rkeys[node]);
         if (st != ARM_OK)
-            arm_fatal(call, "cannot use the memory key of node %d: %s", node,
-                      arm_status_str(st));
+            arm_fatal(call, "cannot reach rank %d (node %d), whose server holds the memory: "
+                      "%s", arm_core.node_leader[node], node, arm_status_str(st));
     }
     return ra->rkeys[node];
 }

@@ -138,7 +138,8 @@ int arm_rem_op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_
         arm_rem_inject(call, op, op->iov, &iovcnt, &hdr_len);
     arm_net_ep_t *ep = arm_net_server_ep(arm_rc.net, hop);
     if (!ep)
-        arm_fatal(call, "no connection to the server of node %d", hop);
+        arm_fatal(call, "cannot reach rank %d (node %d), the server on the way to rank %d",
+                  arm_core.node_leader[hop], hop, op->req.target);
     arm_net_comp_init(&op->send, arm_rem_send_done, op);
     /* One buffer goes as a contiguous send (UCX's short and copy protocols);
      * only a table plus data needs the gather of an iov. */
