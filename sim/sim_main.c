@@ -260,6 +260,13 @@ int main(int argc, char **argv)
     if (!strcmp(c.exp, "hot100") && c.h.iters == 20)
         c.h.iters = 100;
     if (!strcmp(c.exp, "connect")) {
+        /* Counts, not times: a processor per thread (as at 4,096 processes
+         * on real nodes), unless --set cores=N says otherwise (decision 051). */
+        int cores_set = 0;
+        for (int i = 1; i + 1 < argc; i++)
+            cores_set |= !strcmp(argv[i], "--set") && !strncmp(argv[i + 1], "cores=", 6);
+        if (!cores_set)
+            c.m.cores = 0;
         if (!c.op_set)
             c.h.op = SIM_OP_PUTV;
         /* Fetch-and-adds count on rank 0's counter only (sim_check). */
