@@ -31,7 +31,7 @@ recorded as skipped. --merge adds the runs of earlier sim.json files,
 describes every option and output.
 
 Usage: sim_study.py --sim PATH --out DIR [--model FILE] [--quick]
-                    [--parts memory,contention,hot100] [--budget S] ...
+                    [--parts memory,contention,hot100,connect] [--budget S] ...
        sim_study.py --out DIR --report-only --merge A/sim.json,B/sim.json
 """
 import argparse
@@ -1149,7 +1149,7 @@ def parse_args(argv):
     ap.add_argument("--seed", type=int, default=None, help="passed to armada-sim")
     ap.add_argument("--quick", action="store_true",
                     help="small sizes only (CI smoke): memory to 12,288, contention and hot100 "
-                         "at 64 processes")
+                         "at 64 processes, connect at 128")
     ap.add_argument("--parts", default=",".join(PARTS))
     ap.add_argument("--jobs", type=int, default=2, help="simulator runs at once (default 2)")
     ap.add_argument("--budget", type=float, default=None,
