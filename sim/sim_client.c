@@ -21,15 +21,22 @@ int sim_first_hop(const sim_world_t *w, int from_node, int tnode)
 
 static sim_credit_t *credit_of(sim_world_t *w, sim_client_t *c, int node)
 {
-    for (int i = 0; i < c->ncred; i++)
+    /* Newest first: a client's latest server is the likeliest. */
+    for (int i = c->ncred - 1; i >= 0; i--)
         if (c->cred[i].node == node)
             return &c->cred[i];
-    if (c->ncred == (int)(sizeof c->cred / sizeof c->cred[0])) {
-        fprintf(stderr, "armada-sim: rank %d talks to more than %d servers\n", c->rank,
-                c->ncred);
-        exit(3);
+    if (c->ncred == c->cred_cap) {
+        int cap = c->cred_cap ? 2 * c->cred_cap : 4;
+        sim_credit_t *k = realloc(c->cred, (size_t)cap * sizeof *k);
+        if (!k) {
+            fprintf(stderr, "armada-sim: out of memory for rank %d's credits\n", c->rank);
+            exit(3);
+        }
+        c->cred = k;
+        c->cred_cap = cap;
     }
     sim_credit_t *k = &c->cred[c->ncred++];
+    memset(k, 0, sizeof *k);
     k->node = node;
     k->credits = w->prm.slots;
     return k;
@@ -159,6 +166,9 @@ static double advance(sim_world_t *w, sim_client_t *c, double t)
         return t;
     }
     int hop = sim_first_hop(w, c->node, tnode);
+    sim_conn_use(w, SIM_CONN_C2S, c->rank, hop);
+    if (w->conn.direct)
+        sim_conn_use(w, SIM_CONN_C2S, c->rank, tnode);
     if (c->op == SIM_OP_PUTV && c->phase == 0) {
         sim_credit_t *k = credit_of(w, c, hop);
         if (k->credits <= 0) {

@@ -211,6 +211,9 @@ void sim_world_fini(sim_world_t *w)
             free(msg);
         }
     }
+    for (int r = 0; w->cl && r < w->prm.nproc; r++)
+        free(w->cl[r].cred);
+    sim_conn_fini(w);
     free(w->heap);
     free(w->node_of);
     free(w->locks);

@@ -80,8 +80,8 @@ struct sim_client {
     int phase;                 /* putv: 0 sending the vector, 1 the fence   */
     uint64_t want_id;          /* the reply awaited                         */
     uint64_t seq;
-    sim_credit_t cred[4];      /* credits by server node (first hops)       */
-    int ncred;
+    sim_credit_t *cred;        /* credits by server node (first hops)       */
+    int ncred, cred_cap;
     int inflight;              /* credited requests not yet credited back   */
     double busy_until;
     /* The experiment's view. */
@@ -101,6 +101,22 @@ typedef struct sim_params {
     size_t slot_size;
     uint64_t seed;
 } sim_params_t;
+
+/* Connections a run uses (sim_conn.c): the distinct pairs the clients and
+ * servers sent to, in one hash set (memory grows with the pairs used, not
+ * with the square of the processes), and per-end counts. */
+enum { SIM_CONN_C2S = 1, SIM_CONN_S2C = 2, SIM_CONN_S2S = 3 };
+
+typedef struct sim_conn {
+    int on;                    /* recording (the connect experiment)        */
+    int direct;                /* lazy: an operation's target node too      */
+    uint64_t *keys;            /* open addressing, 0 empty                  */
+    size_t cap, n;
+    int *c2s;                  /* by rank: servers the client sent to       */
+    int *s2c;                  /* by node: clients its server replied to    */
+    int *s2s;                  /* by node: servers its server sent to       */
+    uint64_t off_edge[4];      /* by kind: pairs not along a topology edge  */
+} sim_conn_t;
 
 #define SIM_WIN 4096           /* bytes of each rank's window               */
 #define SIM_FADD_OFF 0         /* the counter in rank 0's window            */
@@ -142,6 +158,7 @@ struct sim_world {
     int edge_inflight_max;
     uint64_t refused;
     uint64_t rng;
+    sim_conn_t conn;
     /* the experiment's hook: a client finished an operation */
     void (*on_done)(sim_world_t *w, sim_client_t *c, double t);
     void *exp;
@@ -181,6 +198,14 @@ void sim_send_to_server(sim_world_t *w, double t, int from_node, int to, unsigne
 void sim_server_msg(sim_world_t *w, int node, sim_msg_t *msg);
 void sim_server_run(sim_world_t *w, int node);
 double sim_wire(const sim_world_t *w, size_t bytes);
+
+/* sim_conn.c */
+/* Records that a (kind) message went from a to b: C2S rank -> node, S2C
+ * node -> rank, S2S node -> node; nothing unless w->conn.on, nothing
+ * within a node. */
+void sim_conn_use(sim_world_t *w, int kind, int a, int b);
+int  sim_conn_init(sim_world_t *w);
+void sim_conn_fini(sim_world_t *w);
 
 /* sim_client.c */
 /* Starts operation op of client c toward rank target at time t. */

@@ -22,6 +22,7 @@ typedef struct cli {
     const char *exp, *topo_name;
     sim_hot_opts_t h;
     int default_buffers;       /* memory: the runtime's own slots and sizes */
+    int op_set;                /* --op given                                */
 } cli_t;
 
 static void usage(const char *why)
@@ -35,6 +36,8 @@ static void usage(const char *why)
             "                   [--iters 20] [--measure K] [--hammers after|spread]\n"
             "           hot100  --topology T --procs N --ppn P [--ops 10] [--iters 100]\n"
             "                   [--per-rank 0|1]\n"
+            "           connect --topology T --procs N --ppn P --pattern all|clique|hotspot|random\n"
+            "                   [--k 4] [--mode lazy|eager|edges] [--ops 10] [--op putv|fadd]\n"
             "T: fcg, mfcg, cfcg, hypercube or auto (the runtime's choice)\n", why);
     exit(2);
 }
@@ -95,6 +98,24 @@ static int calibrate(int argc, char **argv, int i, sim_model_t *m)
     return 0;
 }
 
+/* The index of v among the '|'-separated names. */
+static int pick(const char *opt, const char *v, const char *names)
+{
+    size_t n = v ? strlen(v) : 0;
+    int i = 0;
+    for (const char *p = names; n && *p; i++) {
+        const char *e = strchr(p, '|');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, v, n))
+            return i;
+        p += len + (e != NULL);
+    }
+    char why[160];
+    snprintf(why, sizeof why, "%s wants %s, not '%s'", opt, names, v ? v : "");
+    usage(why);
+    return -1;
+}
+
 /* Options of the experiments, after its name. */
 static void exp_opt(cli_t *c, const char *o, const char *v)
 {
@@ -114,10 +135,14 @@ static void exp_opt(cli_t *c, const char *o, const char *v)
         if (!v || (strcmp(v, "fadd") && strcmp(v, "putv")))
             usage("--op: fadd or putv");
         c->h.op = !strcmp(v, "fadd") ? SIM_OP_FADD : SIM_OP_PUTV;
+        c->op_set = 1;
     } else if (!strcmp(o, "--level")) c->h.level = (double)num(o, v, 0, 100);
     else if (!strcmp(o, "--iters")) c->h.iters = (int)num(o, v, 1, 1 << 24);
     else if (!strcmp(o, "--measure")) c->h.measure = (int)num(o, v, 0, 1 << 24);
     else if (!strcmp(o, "--ops")) c->h.ops = (int)num(o, v, 1, 1 << 20);
+    else if (!strcmp(o, "--k")) c->h.k = (int)num(o, v, 1, 1 << 20);
+    else if (!strcmp(o, "--pattern")) c->h.pattern = pick(o, v, "all|clique|hotspot|random");
+    else if (!strcmp(o, "--mode")) c->h.mode = pick(o, v, "lazy|eager|edges");
     else if (!strcmp(o, "--per-rank")) c->h.per_rank = (int)num(o, v, 0, 1);
     else if (!strcmp(o, "--hammers")) {
         if (!v || (strcmp(v, "after") && strcmp(v, "spread")))
@@ -194,8 +219,10 @@ static int run_world(cli_t *c, unsigned long long *events, double *sim_us)
         return 2;
     }
     int st = !strcmp(c->exp, "hotspot") ? sim_hotspot(&w, &c->h, stdout)
-                                        : sim_hot100(&w, &c->h, stdout);
-    int ok = sim_check(&w, stdout);
+             : !strcmp(c->exp, "connect") ? sim_connect(&w, &c->h, stdout)
+                                          : sim_hot100(&w, &c->h, stdout);
+    int ok = sim_check(&w, stdout) && st != 1;
+    st = st == 1 ? 0 : st;
     *events = (unsigned long long)w.events;
     *sim_us = w.now;
     sim_world_fini(&w);
@@ -219,6 +246,9 @@ int main(int argc, char **argv)
     c.h.iters = 20;
     c.h.ops = 10;
     c.h.per_rank = 1;
+    c.h.pattern = SIM_PAT_ALL;
+    c.h.k = 4;
+    c.h.mode = SIM_MODE_LAZY;
     c.h.op = SIM_OP_FADD;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--set") && i + 1 < argc)
@@ -229,6 +259,20 @@ int main(int argc, char **argv)
     parse(&c, argc, argv);
     if (!strcmp(c.exp, "hot100") && c.h.iters == 20)
         c.h.iters = 100;
+    if (!strcmp(c.exp, "connect")) {
+        /* Counts, not times: a processor per thread (as at 4,096 processes
+         * on real nodes), unless --set cores=N says otherwise (decision 051). */
+        int cores_set = 0;
+        for (int i = 1; i + 1 < argc; i++)
+            cores_set |= !strcmp(argv[i], "--set") && !strncmp(argv[i + 1], "cores=", 6);
+        if (!cores_set)
+            c.m.cores = 0;
+        if (!c.op_set)
+            c.h.op = SIM_OP_PUTV;
+        /* Fetch-and-adds count on rank 0's counter only (sim_check). */
+        if (c.h.op == SIM_OP_FADD && c.h.pattern != SIM_PAT_HOTSPOT)
+            usage("connect: --op fadd only with --pattern hotspot");
+    }
     runtime_defaults(&c);
     if (!c.p.nproc || !c.p.ppn)
         usage("--procs and --ppn are needed");
@@ -246,10 +290,11 @@ int main(int argc, char **argv)
         rc = sim_memory(&c.p, tn, stdout, why, sizeof why) == 0 ? 0 : 1;
         if (rc)
             fprintf(stderr, "armada-sim: memory: %s\n", why);
-    } else if (!strcmp(c.exp, "hotspot") || !strcmp(c.exp, "hot100")) {
+    } else if (!strcmp(c.exp, "hotspot") || !strcmp(c.exp, "hot100") ||
+               !strcmp(c.exp, "connect")) {
         rc = run_world(&c, &events, &sim_us);
     } else {
-        usage("experiments: memory, hotspot, hot100");
+        usage("experiments: memory, hotspot, hot100, connect");
         rc = 2;
     }
     struct rusage ru;

@@ -87,6 +87,7 @@ static arm_status_t x_send_reply(void *ctx, int rank, const void *hdr, size_t hd
     (void)flags, (void)comp;
     if (rank < 0 || rank >= w->prm.nproc)
         return ARM_ERR_INVALID_ARG;
+    sim_conn_use(w, SIM_CONN_S2C, n->node, rank);
     sim_msg_t *m = msg_new(ARM_SRV_AM_REP, n->node, hdr, hdr_len, iov, iovcnt, NULL, 0);
     double t = send_cost(w, m->len);
     m->arrive = t + (w->node_of[rank] == n->node ? 0.0 : sim_wire(w, hdr_len + m->len));
@@ -142,6 +143,7 @@ static arm_status_t x_send_server(void *ctx, int node, unsigned am_id, const voi
     if (node < 0 || node >= w->nnodes || hdr_len < sizeof(arm_srv_fwd_hdr_t))
         return ARM_ERR_INVALID_ARG;
     flow_check(w, n->node, node, am_id, hdr);
+    sim_conn_use(w, SIM_CONN_S2S, n->node, node);
     sim_msg_t *m = msg_new(am_id, n->node, hdr, hdr_len, iov, iovcnt, NULL, 0);
     double t = send_cost(w, m->len);
     /* A forwarded message sent by a server that had to be woken also waits

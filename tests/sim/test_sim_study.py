@@ -2,7 +2,7 @@
 """Self-test of tools/sim/sim_study.py and sim_validate.py on synthetic
 armada-sim output: the line parser, the memory study's increments, cuts and
 growth exponents, the contention and hot100 summaries and the issue's goal
-ratios, the validation's cell matching and 25 % test, and one end-to-end
+ratios, the connection tables and their checks, the validation's cell matching and 25 % test, and one end-to-end
 --quick run of sim_study against a stand-in simulator (a few lines of
 Python written to a temporary folder), including a failing run. No real
 simulator is needed. Exits non-zero on the first failure.
@@ -242,6 +242,44 @@ def test_hot100():
           "goals block:\n" + goals)
 
 
+def conn_run(pattern, ppn, procs, topo, mode, c2s, s2c, s2s=0.0, c2s_max=None, off=0):
+    line = ("SIM exp=connect topo=%s procs=%d ppn=%d nodes=%d pattern=%s k=4 ops=10 op=putv "
+            "mode=%s c2s_mean=%.4f c2s_max=%d s2c_mean=%.4f s2c_max=%d s2s_mean=%.4f s2s_max=%d "
+            "s2c_per_proc=1.0 c2s_off_edge=%d s2c_off_edge=3 s2s_off_edge=0 pairs=9"
+            % (topo, procs, ppn, procs // ppn, pattern, mode, c2s,
+               c2s_max if c2s_max is not None else int(c2s), s2c, int(s2c), s2s, int(s2s), off))
+    return {"part": "connect", "status": "ok", "cmd": ["sim"], "cmdline": "sim",
+            "meta": {"topo": topo, "procs": procs, "ppn": ppn, "pattern": pattern, "mode": mode},
+            "records": [sim_study.parse_line(line)]}
+
+
+def test_connect():
+    runs = [conn_run("clique", 4, 128, t, "eager", 31, 124) for t in ("fcg", "mfcg", "cfcg")]
+    runs += [conn_run("clique", 4, 128, "fcg", "lazy", 4, 16),
+             conn_run("clique", 4, 128, "mfcg", "edges", 3.5, 15.5, 1.25),
+             conn_run("clique", 4, 128, "cfcg", "edges", 3, 16, 2)]
+    pts = sim_study.connect_points(runs)
+    check(len(pts) == 6 and pts[("clique", 4, 128, "mfcg", "edges")]["s2s_mean"] == 1.25,
+          "connect points by pattern, ppn, procs, topology, mode: %r" % sorted(pts))
+    check(sim_study.connect_checks(pts) == [], "no broken check: %r"
+          % sim_study.connect_checks(pts))
+    text, summ = sim_study.connect_section(pts)
+    text = "\n".join(text)
+    check("| 128 | 32 | 31 / 124 / 0 | 4 / 16 / 0 | - | 3.5 / 15.5 / 1.25 | - | 3 / 16 / 2 | "
+          "8 / 7.75 / 7.75 |" in text, "connect table row (eager/edges s2c ratios):\n" + text)
+    check("Checks (lazy and edges never above eager; under edges no client endpoint off an "
+          "edge): all kept." in text, "checks kept:\n" + text)
+    check(summ["clique/4/128/mfcg-edges"]["c2s_mean"] == 3.5, "connect summary: %r" % summ)
+    # A lazy count above eager's, and a client endpoint off an edge under edges.
+    runs += [conn_run("clique", 4, 128, "mfcg", "lazy", 5, 16, c2s_max=40),
+             conn_run("clique", 4, 128, "cfcg", "lazy", 4, 16)]
+    runs[5] = conn_run("clique", 4, 128, "cfcg", "edges", 3, 16, 2, off=2)
+    bad = sim_study.connect_checks(sim_study.connect_points(runs))
+    check(len(bad) == 2 and any("mfcg lazy: c2s_max 40 above eager's 31" in b for b in bad)
+          and any("cfcg edges: 2 client endpoints off the edges" in b for b in bad),
+          "broken checks found: %r" % bad)
+
+
 # ---------------------------------------------------------------- validate --
 def fig(impl, op, level, value, config="vnode-tcp", nproc=8, rank="mean", unit="us"):
     return {"config": config, "impl": impl, "suite": "hotspot", "op": op, "unit": unit,
@@ -352,13 +390,19 @@ if t == "hypercube" and exp != "memory":
     sys.stderr.write("stand-in: no hypercube here\n"); sys.exit(3)
 print("MODEL source=stand-in cores=2 " + (" ".join(glob[1::2]) or "lat_us=10"))
 f = {"fcg": 8.0, "mfcg": 2.0, "cfcg": 1.5, "auto": 1.0, "hypercube": 1.2}[t]
-if exp == "memory":
+if exp == "connect":
+    print("SIM exp=connect topo=%s procs=%d ppn=%d nodes=%d pattern=%s k=4 ops=10 op=putv mode=%s "
+          "c2s_mean=%.4f c2s_max=3 s2c_mean=%.4f s2c_max=9 s2s_mean=0 s2s_max=0 s2c_per_proc=1 "
+          "c2s_off_edge=0 s2c_off_edge=0 s2s_off_edge=0 pairs=5"
+          % (t, n, ppn, n // ppn, o["--pattern"], o["--mode"],
+             n // ppn - 1 if o["--mode"] == "eager" else 2, n - ppn if o["--mode"] == "eager" else 8))
+elif exp == "memory":
     nodes = n // ppn
     b = int(f * nodes * 1000) + (0 if "--slots" in o else 7)
     for k in ("0", "max", "mean"):
         print("SIM exp=memory topo=%s dims=%d procs=%d ppn=%d nodes=%d node=%s buffer_bytes=%d "
               "clients=%d edges_in=1 edges_out=1 ep_client=2 ep_server=9" % (t, nodes, n, ppn, nodes, k, b, ppn))
-else:
+elif exp != "connect":
     ranks = range(ppn, n) if exp == "hotspot" else range(n)
     tag = ("op=%s level=%s hammers=1 " % (o["--op"], o["--level"])) if exp == "hotspot" else ""
     for r in list(ranks) + ["mean", "max"]:
@@ -402,6 +446,9 @@ def test_end_to_end():
         recs = sim_study.expand_records(hot["records"])
         check([x["rank"] for x in recs] == list(range(16)) + ["mean", "max"]
               and all(x["us"] == 800.0 for x in recs), "hot100 records stored in sim.json")
+        n_conn = sum(1 for r in runs if r["part"] == "connect")
+        check(n_conn == 36, "connect runs at 128 processes: 4 patterns x 3 topologies x 3 "
+              "modes (%d)" % n_conn)
         n_mem = sum(1 for r in runs if r["part"] == "memory")
         check(n_mem == 11 * 6, "memory runs at 12..12288 processes: 11 sizes x 6 series (%d)"
               % n_mem)
@@ -413,7 +460,8 @@ def test_end_to_end():
             md = fh.read()
         for want in ("## Goals (issue 21)", "- Memory, default topology at 12288", "## Memory", "## Contention", "## 100 % contention", "| lat_us | 3 |",
                      "| 16 | putv | 11 | mfcg | 1 | 12 | 200 | 200 | 0.25 |", "3 failed",
-                     "kept in 20 of 21 runs",
+                     "kept in 56 of 57 runs", "## Connections on demand",
+                     "| 128 | 32 | 31 / 124 / 0 | 2 / 8 / 0 |",
                      "stand-in: no hypercube here"):
             check(want in md, "sim.md lacks %r" % want)
         # The same runs reported again from sim.json, and merged with a rerun.
@@ -433,7 +481,7 @@ def test_end_to_end():
             have_mpl = False
         if have_mpl:
             pngs = sorted(x for x in os.listdir(out) if x.endswith(".png"))
-            check(pngs == ["contention-fadd-np16.png", "contention-putv-np16.png",
+            check(pngs == ["connect.png", "contention-fadd-np16.png", "contention-putv-np16.png",
                            "hot100-np16.png", "memory.png"], "plots: %r" % pngs)
         return have_mpl
 
@@ -443,6 +491,7 @@ def main():
     test_memory()
     test_contention()
     test_hot100()
+    test_connect()
     test_validate()
     test_launch()
     test_sizes_merge()

@@ -91,7 +91,8 @@ static int run(arm_topo_kind_t kind, int exp, int op, uint64_t seed, char *buf, 
         sim_world_fini(&w);
         return 0;
     }
-    sim_hot_opts_t o = { arm_topo_name(kind), op, 100, 5, 0, 0, 4, 1 };
+    sim_hot_opts_t o = { .topo_name = arm_topo_name(kind), .op = op, .level = 100, .iters = 5,
+                         .ops = 4, .per_rank = 1 };
     FILE *f = fmemopen(buf, len, "w");
     int st = exp == 2 ? sim_hot100(&w, &o, f) : sim_hotspot(&w, &o, f);
     fclose(f);

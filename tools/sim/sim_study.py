@@ -17,6 +17,10 @@ Parts (--parts, default all three):
               sizes sample --measure ranks.
   hot100      every rank 10 fetch-and-adds to rank 0 between barriers, 100
               iterations (Fig. 12), FCG against MFCG and the default.
+  connect     endpoints per process and per server (issue 22 item 5, like the
+              on-demand connection paper's Tables I-IV): patterns clique,
+              hotspot, random and all, ARMADA_CONNECT eager, lazy and edges,
+              FCG, MFCG and CFCG, 128 to 4,096 processes, 4 and 12 per node.
 
 Writes DIR/sim.md (goals, tables, the model, every command), DIR/sim.json
 (every run: its command line, wall time, exit status, SIMSTAT, SIMCHECK and
@@ -27,7 +31,7 @@ recorded as skipped. --merge adds the runs of earlier sim.json files,
 describes every option and output.
 
 Usage: sim_study.py --sim PATH --out DIR [--model FILE] [--quick]
-                    [--parts memory,contention,hot100] [--budget S] ...
+                    [--parts memory,contention,hot100,connect] [--budget S] ...
        sim_study.py --out DIR --report-only --merge A/sim.json,B/sim.json
 """
 import argparse
@@ -45,7 +49,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 TOPOLOGIES = ["fcg", "mfcg", "cfcg", "hypercube"]
-PARTS = ["memory", "contention", "hot100"]
+PARTS = ["memory", "contention", "hot100", "connect"]
 # hicoo 4.1: the cut in the memory increment over FCG at 12,288 processes.
 PAPER_PROCS = 12288
 PAPER_CUT = {"mfcg": 7.5, "cfcg": 16.6, "hypercube": 45.0}
@@ -62,6 +66,14 @@ EXPONENT_SLACK = 0.01
 GOAL_HOT100_MEAN = 0.25    # topology mean / FCG mean, 100 % fetch-and-add
 GOAL_HOT100_MAX = 0.5      # topology slowest rank / FCG mean
 GOAL_HOT100_PROCS = 1024
+# connect: the modes and patterns (armada-sim connect), and the series of its
+# tables: (label, topology, mode); eager is the same under every topology.
+CONNECT_MODES = ["eager", "lazy", "edges"]
+CONNECT_PATTERNS = ["clique", "hotspot", "random", "all"]
+CONNECT_TOPOS = ["fcg", "mfcg", "cfcg"]
+CONNECT_SERIES = [("eager", "fcg", "eager"), ("fcg lazy", "fcg", "lazy"),
+                  ("mfcg lazy", "mfcg", "lazy"), ("mfcg edges", "mfcg", "edges"),
+                  ("cfcg lazy", "cfcg", "lazy"), ("cfcg edges", "cfcg", "edges")]
 # Runs this large announce their start on stderr (they may take minutes).
 LOG_START_PROCS = 16384
 
@@ -350,6 +362,31 @@ def hot100_specs(opts):
     return specs
 
 
+def connect_specs(opts):
+    """Every pattern, mode and topology per size and processes per node.
+    Pattern all makes every server hold a record for every remote client
+    (about 4 KB each in the simulator), so it runs only where processes x
+    (nodes - 1) stays within --connect-all-pairs."""
+    specs = []
+    for n in opts.connect_procs:
+        for ppn in opts.connect_ppn:
+            nodes = -(-n // ppn)
+            for pattern in CONNECT_PATTERNS:
+                if pattern == "all" and n * (nodes - 1) > opts.connect_all_pairs:
+                    continue
+                extra = (["--k", opts.connect_k] if pattern == "clique" else
+                         ["--ops", opts.connect_ops] if pattern in ("random", "hotspot") else [])
+                for topo in CONNECT_TOPOS:
+                    for mode in CONNECT_MODES:
+                        specs.append({"part": "connect",
+                                      "meta": {"topo": topo, "procs": n, "ppn": ppn,
+                                               "pattern": pattern, "mode": mode},
+                                      "args": ["connect", "--topology", topo, "--procs", n,
+                                               "--ppn", ppn, "--pattern", pattern,
+                                               "--mode", mode] + extra})
+    return specs
+
+
 def plan(opts):
     """Every run, smallest first, so that a time budget drops the largest."""
     specs = []
@@ -359,6 +396,8 @@ def plan(opts):
         specs += contention_specs(opts)
     if "hot100" in opts.parts:
         specs += hot100_specs(opts)
+    if "connect" in opts.parts:
+        specs += connect_specs(opts)
     specs.sort(key=lambda s: s["meta"]["procs"])   # stable: part order kept per size
     return specs
 
@@ -503,6 +542,39 @@ def hot100_ratios(summ):
         out[(n, topo)] = {"mean_ratio": mr, "max_ratio": xr,
                           "goal_ok": mr <= GOAL_HOT100_MEAN and xr <= GOAL_HOT100_MAX}
     return out
+
+
+CONNECT_FIELDS = ("c2s_mean", "c2s_max", "s2c_mean", "s2c_max", "s2s_mean", "s2s_max",
+                  "s2c_per_proc", "c2s_off_edge", "s2c_off_edge", "s2s_off_edge", "nodes")
+
+
+def connect_points(runs):
+    """{(pattern, ppn, procs, topo, mode): the run's SIM exp=connect figures}."""
+    out = {}
+    for i, r, rec in runs_records(runs, "connect"):
+        if rec.get("exp") != "connect":
+            continue
+        m = r["meta"]
+        out[(m["pattern"], m["ppn"], m["procs"], m["topo"], m["mode"])] = dict(
+            {k: rec[k] for k in CONNECT_FIELDS if k in rec}, run=i)
+    return out
+
+
+def connect_checks(points):
+    """Problems in the figures: a lazy or edges count above eager's at the
+    same size, or a client endpoint off the topology's edges under edges."""
+    bad = []
+    for (pat, ppn, n, topo, mode), p in sorted(points.items()):
+        e = points.get((pat, ppn, n, topo, "eager"))
+        if mode != "eager" and e:
+            for k in ("c2s_max", "s2c_max"):
+                if p.get(k, 0) > e.get(k, 0):
+                    bad.append("%s ppn=%d procs=%d %s %s: %s %s above eager's %s"
+                               % (pat, ppn, n, topo, mode, k, p[k], e[k]))
+        if mode == "edges" and topo != "fcg" and p.get("c2s_off_edge", 0):
+            bad.append("%s ppn=%d procs=%d %s edges: %d client endpoints off the edges"
+                       % (pat, ppn, n, topo, p["c2s_off_edge"]))
+    return bad
 
 
 # ------------------------------------------------------------------ tables --
@@ -664,6 +736,79 @@ def hot100_section(summ):
     return L, ratios
 
 
+def connect_section(points, opts_k=None):
+    """Markdown lines and a summary of the connection counts."""
+    if not points:
+        return ["No connection figures (no run finished)."], {}
+    L = ["Endpoints per process and per server that each pattern makes, from what the "
+         "simulated run sent (`armada-sim connect`: vector puts, each followed by a fence). "
+         "Cell: client-to-server endpoints per process (mean) / server-to-client endpoints "
+         "per server (mean) / server-to-server per server (mean); eager is computed (every "
+         "client to every other node's server, every server to every remote client) and is "
+         "the same under every topology. lazy: a client also reaches each node it operates "
+         "on directly; edges: only its first hops. Patterns: clique = each process with its "
+         "k nearest nodes on the ring of nodes (STOMP-like), hotspot = everyone to rank 0, "
+         "random = operations to random ranks, all = every other node once.", ""]
+    summary = {}
+    for pat in [p for p in CONNECT_PATTERNS if any(k[0] == p for k in points)]:
+        for ppn in sorted({k[1] for k in points if k[0] == pat}):
+            L += ["**%s**, %d processes per node:" % (pat, ppn), ""]
+            rows = []
+            for n in sorted({k[2] for k in points if k[0] == pat and k[1] == ppn}):
+                row = [n, next((p["nodes"] for k, p in points.items()
+                                if k[:3] == (pat, ppn, n) and "nodes" in p), "-")]
+                for label, topo, mode in CONNECT_SERIES:
+                    p = points.get((pat, ppn, n, topo, mode))
+                    row.append("%s / %s / %s" % (fmt(p.get("c2s_mean")), fmt(p.get("s2c_mean")),
+                                                 fmt(p.get("s2s_mean"))) if p else "-")
+                    if p:
+                        summary["%s/%d/%d/%s" % (pat, ppn, n, label.replace(" ", "-"))] = {
+                            k: p.get(k) for k in CONNECT_FIELDS}
+                e = points.get((pat, ppn, n, "fcg", "eager"))
+                best = [points.get((pat, ppn, n, t, m)) for t, m in
+                        (("mfcg", "edges"), ("cfcg", "edges"), ("fcg", "lazy"))]
+                ratios = []
+                for b in best:
+                    ratios.append(fmt(e["s2c_mean"] / b["s2c_mean"]) if e and b and
+                                  b.get("s2c_mean") else "-")
+                row.append(" / ".join(ratios))
+                rows.append(row)
+            L += md_table(["processes", "nodes"] + [c[0] for c in CONNECT_SERIES]
+                          + ["eager s2c / (mfcg edges, cfcg edges, fcg lazy)"], rows)
+            L.append("")
+    L.append("Largest per process / per server (max) at the largest size of each pattern:")
+    L.append("")
+    rows = []
+    for pat in CONNECT_PATTERNS:
+        for ppn in sorted({k[1] for k in points if k[0] == pat}):
+            ns = [k[2] for k in points if k[0] == pat and k[1] == ppn]
+            if not ns:
+                continue
+            n = max(ns)
+            row = [pat, ppn, n]
+            for label, topo, mode in CONNECT_SERIES:
+                p = points.get((pat, ppn, n, topo, mode))
+                row.append("%s / %s / %s" % (p.get("c2s_max"), p.get("s2c_max"), p.get("s2s_max"))
+                           if p else "-")
+            rows.append(row)
+    L += md_table(["pattern", "ppn", "processes"] + [c[0] for c in CONNECT_SERIES], rows)
+    L.append("")
+    off = [(k, p["s2c_off_edge"]) for k, p in sorted(points.items())
+           if k[4] == "edges" and k[3] != "fcg" and p.get("s2c_off_edge")]
+    if off:
+        L.append("Under edges the servers still answer origins on non-neighbour nodes directly "
+                 "(server-to-client endpoints off the topology's edges, as the server code "
+                 "does now), e.g. %s: %d such endpoints in the job."
+                 % (" ".join(map(str, off[-1][0])), off[-1][1]))
+        L.append("")
+    bad = connect_checks(points)
+    L.append("Checks (lazy and edges never above eager; under edges no client endpoint off "
+             "an edge): %s." % ("all kept" if not bad else "%d broken: %s" % (
+                 len(bad), "; ".join(bad[:5]))))
+    summary["checks_broken"] = bad
+    return L, summary
+
+
 def model_section(runs):
     models = [r["model"] for r in runs if r.get("model")]
     if not models:
@@ -804,7 +949,40 @@ def plot_hot100(outdir, summ):
     return names
 
 
-def make_plots(outdir, series, csumm, hsumm):
+def plot_connect(outdir, points):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    pats = [p for p in CONNECT_PATTERNS if any(k[0] == p for k in points)]
+    ppn = min(k[1] for k in points)
+    fig, axes = plt.subplots(2, len(pats), figsize=(4.2 * len(pats), 7.5), squeeze=False)
+    for j, pat in enumerate(pats):
+        for i, (field, what) in enumerate((("c2s_mean", "client-to-server per process"),
+                                           ("s2c_mean", "server-to-client per server"))):
+            ax = axes[i][j]
+            for label, topo, mode in CONNECT_SERIES:
+                pts = sorted((k[2], p[field]) for k, p in points.items()
+                             if k[:2] == (pat, ppn) and k[3:] == (topo, mode) and field in p)
+                if pts:
+                    ax.plot([x for x, _ in pts], [max(y, 1e-2) for _, y in pts],
+                            marker=MARK.get(topo, "."), label=label,
+                            linestyle="--" if mode == "eager" else "-")
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_title("%s: %s" % (pat, what), fontsize=9)
+            ax.set_xlabel("processes (%d per node)" % ppn)
+            ax.grid(True, which="both", alpha=0.3)
+            if i == 0 and j == 0:
+                ax.legend(fontsize=7)
+    fig.suptitle("Endpoints made on demand (issue 22; cf. the on-demand connection paper)")
+    fig.tight_layout()
+    name = "connect.png"
+    fig.savefig(os.path.join(outdir, name), dpi=110)
+    plt.close(fig)
+    return [name]
+
+
+def make_plots(outdir, series, csumm, hsumm, cpoints=None):
     """PNG names; plotting failures are reported, never lose the tables."""
     try:
         import matplotlib  # noqa: F401
@@ -818,6 +996,8 @@ def make_plots(outdir, series, csumm, hsumm):
             names += plot_contention(outdir, csumm)
         if hsumm:
             names += plot_hot100(outdir, hsumm)
+        if cpoints:
+            names += plot_connect(outdir, cpoints)
     except Exception as e:  # noqa: BLE001 (a plot must not lose the figures)
         return names, "plotting failed: %s" % e
     return names, None
@@ -853,6 +1033,7 @@ def build_report(runs, meta):
     series = memory_series(runs)
     csumm = run_summaries(runs, "contention", "hotspot")
     hsumm = run_summaries(runs, "hot100", "hot100")
+    cpoints = connect_points(runs)
     L = ["# armada-sim study: hicoo 4.1 and 4.2 at scale", ""]
     L.append("Command: `%s`  " % meta.get("command", "?"))
     L.append("Simulator: `%s`; date %s; %d runs, %.0f s." % (
@@ -880,6 +1061,12 @@ def build_report(runs, meta):
         L += hl + [""]
         L += ["![%s](%s)" % (p, p) for p in meta.get("plots", []) if p.startswith("hot100")]
         L.append("")
+    if "connect" in meta.get("parts", PARTS):
+        L += ["## Connections on demand (issue 22 item 5)", ""]
+        cl, summary["connect"] = connect_section(cpoints)
+        L += cl + [""]
+        if "connect.png" in meta.get("plots", []):
+            L += ["![connect](connect.png)", ""]
     if meta.get("plot_note"):
         L += ["Plots: " + meta["plot_note"], ""]
     L[head_end:head_end] = goals_lines(summary, hsumm) + [""]
@@ -889,7 +1076,7 @@ def build_report(runs, meta):
     summary["contention"] = {"%d/%s/%d/%s" % k: {"mean": v.get("mean"), "max": v.get("max"),
                                                   "n": v["n"], "hammers": v.get("hammers")}
                              for k, v in csumm.items()}
-    return "\n".join(L), summary, (series, csumm, hsumm)
+    return "\n".join(L), summary, (series, csumm, hsumm, cpoints)
 
 
 def json_safe(v):
@@ -962,7 +1149,7 @@ def parse_args(argv):
     ap.add_argument("--seed", type=int, default=None, help="passed to armada-sim")
     ap.add_argument("--quick", action="store_true",
                     help="small sizes only (CI smoke): memory to 12,288, contention and hot100 "
-                         "at 64 processes")
+                         "at 64 processes, connect at 128")
     ap.add_argument("--parts", default=",".join(PARTS))
     ap.add_argument("--jobs", type=int, default=2, help="simulator runs at once (default 2)")
     ap.add_argument("--budget", type=float, default=None,
@@ -990,6 +1177,17 @@ def parse_args(argv):
     ap.add_argument("--big-procs", type=int, default=131072,
                     help="runs of this many processes or more run one at a time (131072; "
                          "0: no limit)")
+    ap.add_argument("--connect-procs", default=None,
+                    help="process counts of the connect part (default 128,256,...,4096; "
+                         "quick 128)")
+    ap.add_argument("--connect-ppn", default=None,
+                    help="processes per node of the connect part (default 4,12; quick 4)")
+    ap.add_argument("--connect-k", type=int, default=4, help="nodes of a clique (4)")
+    ap.add_argument("--connect-ops", type=int, default=10,
+                    help="operations per process, random and hotspot patterns (10)")
+    ap.add_argument("--connect-all-pairs", type=int, default=600000,
+                    help="pattern all only where processes x (nodes - 1) is at most this "
+                         "(600000: ~2 GiB of server records)")
     ap.add_argument("--merge", default=None,
                     help="earlier sim.json files (comma-separated) whose runs join this "
                          "report; a run repeated here replaces the earlier one")
@@ -1010,6 +1208,9 @@ def parse_args(argv):
         opts.hot100_procs = parse_sizes(opts.hot100_procs or (
             "64" if opts.quick else "1024,16384,131072"), ["iters"])
         opts.levels = parse_list(opts.levels)
+        opts.connect_procs = parse_list(opts.connect_procs or (
+            "128" if opts.quick else "128,256,512,1024,2048,4096"))
+        opts.connect_ppn = parse_list(opts.connect_ppn or ("4" if opts.quick else "4,12"))
     except ValueError as e:
         ap.error(str(e))
     opts.merge = parse_list(opts.merge or "", str)
@@ -1027,8 +1228,8 @@ def parse_args(argv):
 def write_outputs(opts, runs, meta):
     """sim.md, sim.json and the plots of the runs."""
     meta["parts"] = [p for p in PARTS if p in meta["parts"] or any(r["part"] == p for r in runs)]
-    _, _, (series, csumm, hsumm) = build_report(runs, meta)
-    meta["plots"], meta["plot_note"] = make_plots(opts.out, series, csumm, hsumm)
+    _, _, (series, csumm, hsumm, cpoints) = build_report(runs, meta)
+    meta["plots"], meta["plot_note"] = make_plots(opts.out, series, csumm, hsumm, cpoints)
     text, summary, _ = build_report(runs, meta)
     with open(os.path.join(opts.out, "sim.md"), "w") as fh:
         fh.write(text)
