@@ -135,7 +135,7 @@ static int make_servers(sim_world_t *w, char *why, size_t why_len)
             .slot_size = p->slot_size, .progress = ARM_SRV_PROGRESS_POLL,
             .topo = w->use_topo ? &w->topo : NULL, .node_of = w->node_of,
             .edge_slots = p->edge_slots, .combine = p->combine, .split = p->split,
-            .lazy_clients = 1 };
+            .lazy_clients = 1, .bound_replies = p->bound };
         arm_status_t st = srv_create(&sp, &sim_xport, n, &n->srv);
         if (st == ARM_OK) {
             int first = k * p->ppn, last = first + p->ppn;

@@ -98,6 +98,7 @@ typedef struct sim_params {
     const char *dims;
     int nproc, ppn;
     int slots, edge_slots, combine, split;
+    int bound;              /* answers along the topology's edges (edges mode) */
     size_t slot_size;
     uint64_t seed;
 } sim_params_t;

@@ -203,6 +203,9 @@ static void runtime_defaults(cli_t *c)
         c->p.combine = (int)arm_config.combine;
     if (c->p.split < 0)
         c->p.split = (int)arm_config.split_replies;
+    /* Under edges the servers answer along the topology's edges, as the
+     * runtime's do under ARMADA_CONNECT=edges. */
+    c->p.bound = c->exp && !strcmp(c->exp, "connect") && c->h.mode == SIM_MODE_EDGES;
     if (c->topo_name && !strcmp(c->topo_name, "auto"))
         c->p.kind = arm_topo_auto_kind(c->p.nproc, (c->p.nproc + c->p.ppn - 1) / c->p.ppn,
                                        c->p.slots, c->p.slot_size,

@@ -136,6 +136,12 @@ arm_status_t srv_on_relay(void *arg, const arm_net_am_msg_t *msg)
     }
     r->h = h;
     arm_net_comp_init(&r->comp, relay_arrived, r);
+    if (!msg->rndv) {
+        /* Eager data is the transport's until the handler returns. */
+        memcpy(r->data, msg->data, msg->data_len);
+        relay_arrived(&r->comp);
+        return ARM_OK;
+    }
     arm_status_t st = s->x->recv_data(s->xctx, msg, r->data, msg->data_len, &r->comp);
     if (st != ARM_INPROGRESS) {
         r->comp.status = st;
