@@ -24,9 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef BENCH_ARMADA
-#include <armada.h>
-#endif
+#include "bench_eps.h"
 
 #define MAX_NB 64
 
@@ -167,27 +165,6 @@ static void check_sums(struct clique *c, const int *in, int nin, struct bad *bad
     ARMCI_Access_end(c->data[c->me]);
 }
 
-#ifdef BENCH_ARMADA
-/* Mean and max over processes of v, printed by rank 0. */
-static void report_spread(const bench_opts_t *o, const char *op, const char *unit, double v,
-                          const char *extra)
-{
-    double sum = 0.0, max = 0.0;
-    MPI_Reduce(&v, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&v, &max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    if (o->rank != 0)
-        return;
-    const char *stats[2] = { "mean", "max" };
-    double vals[2] = { sum / o->nproc, max };
-    for (int s = 0; s < 2; s++)
-        printf("RESULT impl=%s suite=%s op=%s size=0 nproc=%d value=%.6g unit=%s min=%.6g "
-               "max=%.6g reps=1 iters=1 stat=%s %s\n", o->impl, o->suite, op, o->nproc,
-               vals[s], unit, vals[s], vals[s], stats[s], extra);
-    fflush(stdout);
-}
-
-#endif
-
 static void report_times(const bench_opts_t *o, const struct clique *c, double *t,
                          const char *extra)
 {
@@ -206,21 +183,6 @@ static void report_times(const bench_opts_t *o, const struct clique *c, double *
     free(max);
 }
 
-static void report_eps(const bench_opts_t *o, const char *extra)
-{
-#ifdef BENCH_ARMADA
-    armada_stats_t st;
-    if (armada_stats_get(&st) != 0)
-        ARMCI_Error("bench clique: armada_stats_get failed", 1);
-    report_spread(o, "eps_c2s", "count", (double)st.eps_client_to_server, extra);
-    report_spread(o, "eps_s2c", "count", (double)st.eps_server_to_client, extra);
-    report_spread(o, "connect_us", "us", 1e-3 * (double)st.connect_ns, extra);
-#else
-    (void)extra;
-    if (o->rank == 0)
-        bench_skip(o, "eps", "no_endpoint_counters");
-#endif
-}
 
 static int checks(const bench_opts_t *o, const struct bad *bad)
 {
@@ -302,7 +264,7 @@ int main(int argc, char **argv)
     bench_info(&o, "%s unit=%s", extra,
                armci_domain_count(ARMCI_DOMAIN_SMP) > 1 ? "node" : "process");
     report_times(&o, &c, t, extra);
-    report_eps(&o, extra);
+    bench_report_eps(&o, extra);
     int status = checks(&o, &bad);
 
     bench_armci_sync();

@@ -254,3 +254,21 @@ int bench_parse_ints(const char *s, int *out, int max)
     }
     return n;
 }
+
+void bench_report_spread(const bench_opts_t *o, const char *op, const char *unit, double v,
+                         const char *extra)
+{
+    double sum = 0.0, max = 0.0;
+    MPI_Reduce(&v, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&v, &max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (o->rank != 0)
+        return;
+    const char *stats[2] = { "mean", "max" };
+    double vals[2] = { sum / o->nproc, max };
+    for (int s = 0; s < 2; s++)
+        printf("RESULT impl=%s suite=%s op=%s size=0 nproc=%d value=%.6g unit=%s min=%.6g "
+               "max=%.6g reps=1 iters=1 stat=%s%s%s\n", o->impl, o->suite, op, o->nproc,
+               vals[s], unit, vals[s], vals[s], stats[s], extra && *extra ? " " : "",
+               extra ? extra : "");
+    fflush(stdout);
+}

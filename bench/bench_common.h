@@ -108,6 +108,11 @@ void bench_fadd_report(const bench_opts_t *o, bench_fadd_t *f, int iters);
 
 /* Prints a SKIP line for a figure that is not measured, with a reason. */
 void bench_skip(const bench_opts_t *o, const char *op, const char *reason);
+/* One figure per process v, reported by rank 0 as its mean and its maximum
+ * over the processes (stat=mean, stat=max), with extra ("key=value ...",
+ * may be empty) appended. Collective. */
+void bench_report_spread(const bench_opts_t *o, const char *op, const char *unit, double v,
+                         const char *extra);
 
 /* Prints an INFO line (free text after the key) from rank 0. */
 void bench_info(const bench_opts_t *o, const char *fmt, ...);

@@ -31,9 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef BENCH_ARMADA
-#include <armada.h>
-#endif
+#include "bench_eps.h"
 
 enum { K_PUT, K_GET, K_COUNT };
 static const char *const kind_names[K_COUNT] = { "put", "get" };
@@ -167,42 +165,7 @@ static void result(const bench_opts_t *o, const char *op, size_t size, double va
     fflush(stdout);
 }
 
-/* Mean and max over processes of v, printed by rank 0. */
-static void report_spread(const bench_opts_t *o, const char *op, const char *unit, double v,
-                          const char *phase)
-{
-    double sum = 0.0, max = 0.0;
-    MPI_Reduce(&v, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&v, &max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    if (o->rank != 0)
-        return;
-    double mean = sum / o->nproc;
-    const char *stats[2] = { "mean", "max" };
-    double vals[2] = { mean, max };
-    for (int s = 0; s < 2; s++)
-        printf("RESULT impl=%s suite=%s op=%s size=0 nproc=%d value=%.6g unit=%s min=%.6g "
-               "max=%.6g reps=1 iters=1 stat=%s%s%s\n", o->impl, o->suite, op, o->nproc,
-               vals[s], unit, vals[s], vals[s], stats[s], phase ? " phase=" : "",
-               phase ? phase : "");
-    fflush(stdout);
-}
 
-/* Armada's endpoint counts at one phase of the run. */
-static void report_eps(const bench_opts_t *o, const char *phase)
-{
-#ifdef BENCH_ARMADA
-    armada_stats_t st;
-    if (armada_stats_get(&st) != 0)
-        ARMCI_Error("bench connect: armada_stats_get failed", 1);
-    report_spread(o, "eps_c2s", "count", (double)st.eps_client_to_server, phase);
-    report_spread(o, "eps_s2c", "count", (double)st.eps_server_to_client, phase);
-    report_spread(o, "connect_us", "us", 1e-3 * (double)st.connect_ns, phase);
-#else
-    (void)phase;
-    if (o->rank == 0)
-        bench_skip(o, "eps", "no_endpoint_counters");
-#endif
-}
 
 static void report_firsts(const bench_opts_t *o, const struct plan *p, struct firsts *f)
 {
@@ -286,8 +249,8 @@ int main(int argc, char **argv)
     bench_opts_t o;
     double init_us = 0.0;
     timed_init(&o, &argc, &argv, &init_us);
-    report_spread(&o, "init", "us", init_us, NULL);
-    report_eps(&o, "init");
+    bench_report_spread(&o, "init", "us", init_us, "");
+    bench_report_eps(&o, "phase=init");
 
     struct plan p;
     plan_init(&p, o.nproc, origins, fresh);
@@ -323,7 +286,7 @@ int main(int argc, char **argv)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     report_firsts(&o, &p, &f);
-    report_eps(&o, "first");
+    bench_report_eps(&o, "phase=first");
 
     double *st = calloc((size_t)(K_COUNT * p.norigins), sizeof *st);
     if (st == NULL)
@@ -339,7 +302,7 @@ int main(int argc, char **argv)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     report_steady(&o, &p, st);
-    report_eps(&o, "end");
+    bench_report_eps(&o, "phase=end");
 
     ARMCI_Access_begin(mine);
     long bad = f.bad + check_puts(&p, mine, o.nproc, o.rank);

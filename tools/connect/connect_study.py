@@ -88,27 +88,10 @@ RECORD = re.compile(r"^(RESULT|SKIP|CHECK|INFO) (.*)$")
 EPS = ("eps_c2s", "eps_s2c", "eps_s2s")
 
 
-def log(msg):
-    sys.stderr.write(msg + "\n")
-    sys.stderr.flush()
-
-
-def maybe_reexec():
-    """The python3 first on PATH may lack matplotlib (pyenv); Debian's has it."""
-    try:
-        import matplotlib  # noqa: F401
-        return
-    except ImportError:
-        pass
-    if os.environ.get("CONNECT_STUDY_REEXEC"):
-        return
-    for cand in ("/usr/bin/python3", "/bin/python3"):
-        if os.path.exists(cand) and os.path.realpath(cand) != os.path.realpath(sys.executable):
-            ok = subprocess.run([cand, "-c", "import matplotlib"], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL).returncode == 0
-            if ok:
-                os.environ["CONNECT_STUDY_REEXEC"] = "1"
-                os.execv(cand, [cand] + sys.argv)
+# log, maybe_reexec (matplotlib's python) and parse_kv (key=value records)
+# are the benchmark harness's own.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+from armada_bench import log, maybe_reexec, parse_kv  # noqa: E402
 
 
 def int_list(text):
@@ -127,15 +110,6 @@ def word_list(text):
 
 
 # ----------------------------------------------------------------- parsing --
-def parse_kv(text):
-    out = {}
-    for tok in text.split():
-        if "=" in tok:
-            k, v = tok.split("=", 1)
-            out[k] = v
-    return out
-
-
 def parse_stats(out):
     """Per rank, the numeric fields of its ARMADA_STATS line (eps_*,
     connect_us, endpoints, server_clients, ...)."""
