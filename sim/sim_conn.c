@@ -230,7 +230,8 @@ static int conn_check(const sim_world_t *w, const conn_exp_t *x, long want, FILE
         over += c->s2s[k] > (w->use_topo ? arm_topo_degree(&w->topo, k) : 0);
     }
     uint64_t edge_bad = x->o->mode == SIM_MODE_EDGES
-                            ? c->off_edge[SIM_CONN_C2S] + c->off_edge[SIM_CONN_S2S] : 0;
+                            ? c->off_edge[SIM_CONN_C2S] + c->off_edge[SIM_CONN_S2S] +
+                                  c->off_edge[SIM_CONN_S2C] : 0;
     int ok = over == 0 && edge_bad == 0 && done == want && x->issued == want;
     fprintf(out, "SIMCHECK exp=connect over_eager=%ld edge_bad=%llu ops_want=%ld ops_issued=%ld "
             "ops_done=%ld ok=%d\n", over, (unsigned long long)edge_bad, want, x->issued, done,
