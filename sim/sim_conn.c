@@ -9,11 +9,13 @@
  * endpoints per process and per server that the pattern needs under
  *   eager  every client to every other node's server, every server to every
  *          client of other nodes (computed: made at start whatever is used);
- *   lazy   what the run used; a client also makes its endpoint to the
- *          node an operation targets (a contiguous transfer goes there
- *          directly), besides the first hop its requests go to;
- *   edges  what the run used, with every client endpoint to a first hop
- *          (a neighbour under a topology).
+ *   lazy   what the run used: a client connects to the first hop its
+ *          requests go to, and a server answers straight only the clients
+ *          that connected to it, the others back along their routes (the
+ *          runtime's rule, decision 050; the simulated operations all go
+ *          through the servers, so lazy and edges differ only where a
+ *          client talks to a node that is not its neighbour);
+ *   edges  the same, with every answer kept on the topology's edges.
  * Server-to-server endpoints are made on use under every mode (the net
  * layer's eager start makes none), so all three report the recorded ones. */
 #define _POSIX_C_SOURCE 200809L
@@ -85,6 +87,18 @@ void sim_conn_use(sim_world_t *w, int kind, int a, int b)
         c->s2s[a]++;
     if (w->use_topo && arm_topo_neighbour_index(&w->topo, from, to) < 0)
         c->off_edge[kind]++;
+}
+
+int sim_conn_has(const sim_world_t *w, int kind, int a, int b)
+{
+    const sim_conn_t *c = &w->conn;
+    if (!c->cap)
+        return 0;
+    uint64_t key = conn_key(kind, a, b);
+    for (size_t j = conn_slot(key, c->cap); c->keys[j]; j = (j + 1) & (c->cap - 1))
+        if (c->keys[j] == key)
+            return 1;
+    return 0;
 }
 
 int sim_conn_init(sim_world_t *w)
@@ -243,7 +257,6 @@ int sim_connect(sim_world_t *w, const sim_hot_opts_t *o, FILE *out)
 {
     if (sim_conn_init(w) != 0)
         return -1;
-    w->conn.direct = o->mode == SIM_MODE_LAZY;
     conn_exp_t x = { o, 0 };
     w->exp = &x;
     w->on_done = conn_done;

@@ -110,7 +110,6 @@ enum { SIM_CONN_C2S = 1, SIM_CONN_S2C = 2, SIM_CONN_S2S = 3 };
 
 typedef struct sim_conn {
     int on;                    /* recording (the connect experiment)        */
-    int direct;                /* lazy: an operation's target node too      */
     uint64_t *keys;            /* open addressing, 0 empty                  */
     size_t cap, n;
     int *c2s;                  /* by rank: servers the client sent to       */
@@ -205,6 +204,8 @@ double sim_wire(const sim_world_t *w, size_t bytes);
  * node -> rank, S2S node -> node; nothing unless w->conn.on, nothing
  * within a node. */
 void sim_conn_use(sim_world_t *w, int kind, int a, int b);
+/* Whether the pair was recorded (0 when not recording). */
+int  sim_conn_has(const sim_world_t *w, int kind, int a, int b);
 int  sim_conn_init(sim_world_t *w);
 void sim_conn_fini(sim_world_t *w);
 

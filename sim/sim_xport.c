@@ -198,6 +198,17 @@ static arm_status_t x_rkey_pack(void *ctx, void *reg, void *buf, size_t *len)
     return ARM_OK;
 }
 
+/* The runtime's servers reach only the clients that connected to them
+ * (decision 050): recorded in the connect experiment. Elsewhere every
+ * client is reachable, as under eager, which the hot-spot validation ran. */
+static int x_reachable(void *ctx, int rank)
+{
+    sim_node_t *n = ctx;
+    sim_world_t *w = n->w;
+    return !w->conn.on || w->node_of[rank] == n->node ||
+           sim_conn_has(w, SIM_CONN_C2S, rank, n->node);
+}
+
 const srv_xport_ops_t sim_xport = {
     .name = "sim",
     .listen = x_listen,
@@ -208,6 +219,7 @@ const srv_xport_ops_t sim_xport = {
     .progress = x_progress,
     .wait = srv_xport_wait_none,
     .wakeup = srv_xport_wakeup_none,
+    .reachable = x_reachable,
     .mem_reg = x_mem_reg,
     .mem_dereg = x_mem_dereg,
     .rkey_pack = x_rkey_pack,

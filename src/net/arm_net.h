@@ -70,10 +70,9 @@ typedef struct arm_net_params {
     void *cb_ctx;
     int connect_eager;           /* 1: make all endpoints in arm_net_init     */
     /* 1: start-up exchanges only the nodes' server addresses (O(nodes) data
-     * per process, with allgatherv and allmax); a client gives its address
-     * in the hello that opens its endpoint to a server, and a server passes
-     * it on to the neighbour servers it forwards that client's requests to
-     * (arm_net_introduce). Needs connect_eager 0. */
+     * per process, with allgatherv and allmax). Clients are then reached
+     * only over the connections they make (the server answers on UCX's
+     * endpoint back from the client's hello). Needs connect_eager 0. */
     int lazy_addresses;
     arm_net_allgatherv_fn allgatherv;
     arm_net_allmax_fn allmax;
@@ -183,18 +182,10 @@ typedef enum arm_net_ep_kind {
 arm_status_t arm_net_ep_connect(arm_net_t *net, arm_net_ep_kind_t kind, int peer,
                                 arm_net_ep_t **ep_p);
 
-/* Under lazy addresses: makes sure the server of `node` (a neighbour this
- * server sends to) knows the client address of `rank` before anything
- * about rank travels there: sends it once per (node, rank), ahead of what
- * follows on the same endpoint. A no-op otherwise. Server thread only. */
-void arm_net_introduce(arm_net_t *net, int node, int rank);
-
-/* Whether this server can reach client `rank`: its address is known (always
- * under eager addresses). A client's hello, or its introduction by a
- * neighbour, may arrive after a request it preceded (UCX orders messages
- * of one lane, and an endpoint may have several): answers wait for it. */
-int arm_net_client_known(const arm_net_t *net, int rank);
-/* Whether this server holds its endpoint to client `rank` already. */
+/* Whether this server holds its endpoint to client `rank`: made at start
+ * (eager), or adopted from the client's hello, which may arrive after a
+ * request it preceded (UCX orders the messages of one lane, and an
+ * endpoint may have several). */
 int arm_net_client_connected(const arm_net_t *net, int rank);
 
 /* Where the endpoint to a peer stands: 0 none, 1 connecting, 2 connected,

@@ -12,11 +12,11 @@
  * set-up), and nothing here blocks.
  *
  * Every endpoint opens with one hello on the net's own active message. A
- * client's hello to a server carries, under lazy addresses, the client's
- * worker address: the server makes its endpoint back from it when it first
- * answers. A server that forwards a client's requests to a neighbour first
- * sends that neighbour an introduction with the client's address, on the
- * same endpoint, so the target can answer the origin straight. */
+ * client's hello to a server is sent with UCP_AM_SEND_FLAG_REPLY: the
+ * server adopts UCX's endpoint back to the client (the other end of the
+ * client's own connection) and answers on it. Under lazy addresses no
+ * server ever connects to a client: clients are known to a server only by
+ * their hellos. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdlib.h>
@@ -25,21 +25,20 @@
 #include "net/arm_net_int.h"
 #include "util/arm_timer.h"
 
-enum { HELLO_PLAIN = 1, HELLO_CLIENT = 2, HELLO_INTRO = 3 };
+enum { HELLO_PLAIN = 1, HELLO_CLIENT = 2 };
 
-/* The message's data: this header, then len address bytes. */
+/* The message's data. */
 typedef struct conn_msg {
     uint32_t kind;
-    int32_t  rank;         /* the sender (PLAIN, CLIENT) or the one introduced */
-    uint32_t len;
-    uint32_t pad;
+    int32_t  rank;         /* the sender                                      */
+    uint32_t pad[2];
 } conn_msg_t;
 
-/* One hello or introduction in flight: freed at its completion. */
+/* One hello in flight: freed at its completion. */
 typedef struct conn_out {
     arm_net_comp_t comp;
-    arm_net_ep_t  *ep;       /* whose state the hello settles (NULL: intro) */
-    conn_msg_t     msg;      /* followed by the address                     */
+    arm_net_ep_t  *ep;       /* whose state the hello settles               */
+    conn_msg_t     msg;
 } conn_out_t;
 
 /* ---- the address book -------------------------------------------------------------- */
@@ -60,8 +59,7 @@ static const ucp_address_t *server_address(const arm_net_t *net, int node)
 static const ucp_address_t *client_address(const arm_net_t *net, int rank)
 {
     if (net->lazy_addrs)
-        return net->cli_addr && net->cli_addr[rank]
-                   ? (const ucp_address_t *)(net->cli_addr[rank] + 8) : NULL;
+        return NULL;                 /* servers never connect to clients */
     return (const ucp_address_t *)(net->addrs + (size_t)rank * net->addr_stride + 8);
 }
 
@@ -122,9 +120,8 @@ static arm_status_t exchange_servers(arm_net_t *net, const arm_net_params_t *p,
     size_t *displs = calloc((size_t)net->nproc, sizeof *displs);
     unsigned char *blob = calloc(1, stride);
     net->addrs = calloc((size_t)net->nnodes, stride);
-    net->cli_addr = net->server ? calloc((size_t)net->nproc, sizeof *net->cli_addr) : NULL;
     arm_status_t ret = ARM_ERR_NO_MEMORY;
-    if (!lens || !displs || !blob || !net->addrs || (net->server && !net->cli_addr))
+    if (!lens || !displs || !blob || !net->addrs)
         goto out;
     for (int n = 0; n < net->nnodes; n++) {
         lens[net->leader_of_node[n]] = stride;
@@ -157,16 +154,8 @@ arm_status_t arm_net_conn_exchange(arm_net_t *net, const arm_net_params_t *p)
         return arm_net_ucs_error("ucp_worker_get_address", st);
     }
     net->lazy_addrs = p->lazy_addresses && !p->connect_eager;
-    if (net->lazy_addrs) {
-        /* Kept for the hellos this client sends. */
-        net->my_addr = malloc(clen ? clen : 1);
-        net->my_addr_len = clen;
-        ret = net->my_addr ? exchange_servers(net, p, sa, slen) : ARM_ERR_NO_MEMORY;
-        if (net->my_addr)
-            memcpy(net->my_addr, ca, clen);
-    } else {
-        ret = exchange_all(net, ca, clen, sa, slen);
-    }
+    ret = net->lazy_addrs ? exchange_servers(net, p, sa, slen)
+                          : exchange_all(net, ca, clen, sa, slen);
     if (ret == ARM_ERR_TRANSPORT)
         arm_log(ARM_LOG_ERROR, ARM_NET_SUBSYS, "bootstrap exchange of addresses failed");
     if (sa)
@@ -177,22 +166,11 @@ arm_status_t arm_net_conn_exchange(arm_net_t *net, const arm_net_params_t *p)
 
 void arm_net_conn_free(arm_net_t *net)
 {
-    if (net->cli_addr)
-        for (int r = 0; r < net->nproc; r++)
-            free(net->cli_addr[r]);
-    free(net->cli_addr);
-    net->cli_addr = NULL;
-    for (int n = 0; net->srv_to_srv && n < net->nnodes; n++) {
-        free(net->srv_to_srv[n].told);
-        net->srv_to_srv[n].told = NULL;
-    }
-    free(net->my_addr);
-    net->my_addr = NULL;
     free(net->addrs);
     net->addrs = NULL;
 }
 
-/* ---- hellos and introductions ------------------------------------------------------ */
+/* ---- hellos ------------------------------------------------------------------------ */
 
 static void conn_out_done(arm_net_comp_t *c)
 {
@@ -208,41 +186,24 @@ static void conn_out_done(arm_net_comp_t *c)
     free(o);
 }
 
-static arm_status_t conn_send(arm_net_ep_t *ep, arm_net_ep_t *settles, uint32_t kind, int rank,
-                              const void *addr, size_t len)
+static arm_status_t conn_send(arm_net_ep_t *ep, arm_net_ep_t *settles, uint32_t kind, int rank)
 {
-    conn_out_t *o = malloc(sizeof *o + len);
+    conn_out_t *o = malloc(sizeof *o);
     if (!o)
         return ARM_ERR_NO_MEMORY;
     o->ep = settles;
-    o->msg = (conn_msg_t){ kind, rank, (uint32_t)len, 0 };
-    if (len)
-        memcpy(o + 1, addr, len);
+    o->msg = (conn_msg_t){ kind, rank, { 0, 0 } };
     arm_net_comp_init(&o->comp, conn_out_done, o);
     /* The header travels in the data: UCX 1.13 needs a pending send's
      * header kept, and the data is kept anyway. */
     unsigned flags = ARM_NET_AM_EAGER | (kind == HELLO_CLIENT ? ARM_NET_AM_REPLY : 0u);
-    arm_status_t st = arm_net_am_send(ep, ARM_NET_AM_CONN, NULL, 0, &o->msg,
-                                      sizeof o->msg + len, flags, &o->comp);
+    arm_status_t st = arm_net_am_send(ep, ARM_NET_AM_CONN, NULL, 0, &o->msg, sizeof o->msg,
+                                      flags, &o->comp);
     if (st == ARM_INPROGRESS)
         return ARM_OK;
     o->comp.status = st;
     conn_out_done(&o->comp);
     return st;
-}
-
-/* Learns a client's address (server worker only). */
-static void learn(arm_net_t *net, int rank, const void *addr, size_t len)
-{
-    if (!net->cli_addr || rank < 0 || rank >= net->nproc || len == 0 || net->cli_addr[rank])
-        return;
-    unsigned char *a = malloc(8 + len);
-    if (!a)
-        return;
-    uint64_t l64 = len;
-    memcpy(a, &l64, 8);
-    memcpy(a + 8, addr, len);
-    net->cli_addr[rank] = a;
 }
 
 /* A client's hello comes with UCX's endpoint back to it (the other end of
@@ -267,11 +228,8 @@ static arm_status_t on_conn(void *arg, const arm_net_am_msg_t *msg)
     if (msg->rndv || msg->data_len < sizeof m)
         return ARM_OK;
     memcpy(&m, msg->data, sizeof m);
-    if (msg->data_len < sizeof m + m.len || w->kind != ARM_NET_WORKER_SERVER || m.rank < 0 ||
-        m.rank >= w->net->nproc)
+    if (w->kind != ARM_NET_WORKER_SERVER || m.rank < 0 || m.rank >= w->net->nproc)
         return ARM_OK;
-    if (m.kind == HELLO_CLIENT || m.kind == HELLO_INTRO)
-        learn(w->net, m.rank, (const unsigned char *)msg->data + sizeof m, m.len);
     if (m.kind == HELLO_CLIENT)
         adopt(w->net, m.rank, (ucp_ep_h)msg->reply_ep);
     return ARM_OK;
@@ -282,37 +240,7 @@ arm_status_t arm_net_conn_listen(arm_net_worker_t *w)
     return arm_net_am_set_handler(w, ARM_NET_AM_CONN, on_conn, w);
 }
 
-void arm_net_introduce(arm_net_t *net, int node, int rank)
-{
-    if (!net->lazy_addrs || !net->server || node < 0 || node >= net->nnodes || rank < 0 ||
-        rank >= net->nproc || net->node_of[rank] == node)
-        return;
-    arm_net_ep_t *ep = arm_net_peer_server_ep(net, node);
-    if (!ep)
-        return;
-    if (!ep->told && !(ep->told = calloc((size_t)net->nproc / 8 + 1, 1)))
-        return;
-    unsigned char bit = (unsigned char)(1u << (rank % 8));
-    if (ep->told[rank / 8] & bit)
-        return;
-    const ucp_address_t *a = client_address(net, rank);
-    if (!a) {
-        arm_log(ARM_LOG_WARN, ARM_NET_SUBSYS, "no address of rank %d to give node %d", rank,
-                node);
-        return;
-    }
-    uint64_t len;
-    memcpy(&len, net->cli_addr[rank], 8);
-    if (conn_send(ep, NULL, HELLO_INTRO, rank, a, (size_t)len) == ARM_OK)
-        ep->told[rank / 8] |= bit;
-}
-
 /* ---- making endpoints -------------------------------------------------------------- */
-
-int arm_net_client_known(const arm_net_t *net, int rank)
-{
-    return rank >= 0 && rank < net->nproc && client_address(net, rank) != NULL;
-}
 
 int arm_net_client_connected(const arm_net_t *net, int rank)
 {
@@ -395,9 +323,8 @@ arm_status_t arm_net_ep_connect(arm_net_t *net, arm_net_ep_kind_t kind, int peer
     } else {
         ep->worker->stats.eps_to_client++;
     }
-    int client = kind == ARM_NET_EP_TO_SERVER && net->lazy_addrs;
-    arm_status_t hs = conn_send(ep, ep, client ? HELLO_CLIENT : HELLO_PLAIN, net->rank,
-                                client ? net->my_addr : NULL, client ? net->my_addr_len : 0);
+    arm_status_t hs = conn_send(ep, ep, kind == ARM_NET_EP_TO_SERVER ? HELLO_CLIENT : HELLO_PLAIN,
+                                net->rank);
     if (hs != ARM_OK)
         return hs;
     *ep_p = ep;

@@ -51,9 +51,6 @@ struct arm_net_ep {
     int               state;         /* arm_net_conn_state_t                  */
     arm_status_t      fail;          /* why, when FAILED                      */
     double            t_made;        /* when the endpoint was made            */
-    unsigned char    *told;          /* SRV_TO_SRV under lazy addresses: one
-                                        bit per rank whose client address the
-                                        peer server has been given            */
 };
 
 /* Doubly linked list node for objects finalize may have to clean up. */
@@ -94,16 +91,10 @@ struct arm_net {
     /* The address book (arm_net_conn.c). Eager exchange: every rank's block
      * of addr_stride bytes in addrs (uint32 client_len, uint32 server_len,
      * client address, server address). Lazy exchange (lazy_addrs): addrs
-     * holds only the nodes' server addresses, nnodes blocks, and a client's
-     * address is learnt from its hello (or a neighbour server's
-     * introduction) into cli_addr[rank]. */
+     * holds only the nodes' server addresses, nnodes blocks. */
     unsigned char *addrs;
     size_t         addr_stride;
     int            lazy_addrs;
-    unsigned char **cli_addr;        /* [nproc] under lazy_addrs (server only):
-                                        a uint64 length, then the address    */
-    unsigned char  *my_addr;         /* this client's address, for its hellos */
-    size_t          my_addr_len;
 
     arm_net_ep_t *to_server;         /* [nnodes], on the client worker */
     arm_net_ep_t *to_client;         /* [nproc], on the server worker  */
@@ -151,12 +142,11 @@ static inline void arm_net_list_del(arm_net_link_t *l)
     l->prev = l->next = l;
 }
 
-/* Net-internal active message (hellos and introductions); user ids are
- * below it. */
+/* Net-internal active message (hellos); user ids are below it. */
 #define ARM_NET_AM_CONN (ARM_NET_AM_MAX_ID - 1)
 
 /* arm_net_conn.c: the start-up exchange of addresses, the handler of hellos
- * and introductions (on every worker), and the release of what was learnt. */
+ * (on every worker), and the release of the address book. */
 arm_status_t arm_net_conn_exchange(arm_net_t *net, const arm_net_params_t *p);
 arm_status_t arm_net_conn_listen(arm_net_worker_t *w);
 void arm_net_conn_free(arm_net_t *net);

@@ -25,7 +25,7 @@ arm_status_t srv_create(const arm_server_params_t *p, const srv_xport_ops_t *x, 
         st = x->listen(xctx, ARM_SRV_AM_CREDIT, srv_on_credit, s);
     if (st == ARM_OK && p->topo)
         st = x->listen(xctx, ARM_SRV_AM_SPLIT, srv_on_split, s);
-    if (st == ARM_OK && p->topo && p->bound_replies)
+    if (st == ARM_OK && p->topo)
         st = x->listen(xctx, ARM_SRV_AM_RELAY, srv_on_relay, s);
     if (st != ARM_OK) {
         srv_destroy(s);

@@ -1,8 +1,10 @@
-/* Answers to clients. Straight to the client, unless the server keeps to
- * the topology's edges (bound_replies) and the client's node is not its
- * neighbour: the answer then goes back, server to server, along the route
- * the client's requests take to this node, and the client's first hop,
- * which the client talks to anyway, delivers it. A relayed answer holds no
+/* Answers to clients. Straight to the client, unless the server cannot
+ * reach it (a forwarded origin that never connected here: connections are
+ * made by clients only) or keeps to the topology's edges (bound_replies)
+ * and the client's node is not its neighbour: the answer then goes back,
+ * server to server, along the route the client's requests take to this
+ * node, and the client's first hop, which the client talks to anyway,
+ * delivers it. A relayed answer holds no
  * slot anywhere (it is copied, sent on and freed), so relays add no wait to
  * the request buffers' dependency graph. */
 #define _POSIX_C_SOURCE 200809L
@@ -84,8 +86,13 @@ arm_status_t srv_reply(struct arm_server *s, int rank, const void *hdr, size_t h
                        const arm_net_iov_t *iov, size_t iovcnt, unsigned flags,
                        arm_net_comp_t *comp)
 {
-    if (!s->p.bound_replies || !s->p.topo || rank < 0 || rank >= s->p.nproc ||
-        back_hop(s, s->p.node_of[rank]) == s->p.node_of[rank])
+    /* Straight when there is no topology, when this node is the client's
+     * first hop (the client talks to it), or when the transport reaches the
+     * client anyway (eager, or it connected here too) and edges do not
+     * bind. */
+    if (!s->p.topo || rank < 0 || rank >= s->p.nproc ||
+        back_hop(s, s->p.node_of[rank]) == s->p.node_of[rank] ||
+        (!s->p.bound_replies && (!s->x->reachable || s->x->reachable(s->xctx, rank))))
         return s->x->send_reply(s->xctx, rank, hdr, hdr_len, iov, iovcnt, flags, comp);
     /* The answer is copied: the caller's record is free again at once. */
     size_t len = hdr_len;

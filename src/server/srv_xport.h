@@ -43,6 +43,11 @@ typedef struct srv_xport_ops {
     arm_status_t (*wait)(void *ctx, int timeout_ms);
     /* Ends a wait from any thread. */
     void (*wakeup)(void *ctx);
+    /* Optional: whether send_reply can reach the client of `rank` itself
+     * (it connected to this server). NULL: always. A server of a topology
+     * answers a client it cannot reach back along the client's route
+     * (srv_relay.c). */
+    int (*reachable)(void *ctx, int rank);
     /* Registers memory for the clients' direct RMA; *reg is the transport's. */
     arm_status_t (*mem_reg)(void *ctx, void *addr, size_t len, void **reg);
     void (*mem_dereg)(void *ctx, void *reg);
@@ -67,10 +72,9 @@ typedef struct srv_xport_ucx {
     int ncap;
     int *free_idx, nfree;
     int *due, due_head, ndue;     /* ring of completed wrappers, oldest first  */
-    /* Answers to clients not connected yet: their endpoint is made, and
-     * they are sent, at the next progress outside a message handler, once
-     * the client's address is here (lazy addresses: a hello may arrive after
-     * the request behind it). */
+    /* Answers to clients whose hello has not arrived yet (it may come after
+     * the request behind it: UCX orders one lane, and an endpoint may have
+     * several), sent at the next progress once it has. */
     struct srv_parked *parked;
 } srv_xport_ucx_t;
 

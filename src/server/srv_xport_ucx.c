@@ -145,7 +145,7 @@ static int unpark(srv_xport_ucx_t *u)
     int did = 0;
     for (srv_parked_t **pp = &u->parked; *pp;) {
         srv_parked_t *p = *pp;
-        if (!arm_net_client_known(u->net, p->rank)) {
+        if (!arm_net_client_connected(u->net, p->rank)) {
             pp = &p->next;
             continue;
         }
@@ -176,9 +176,9 @@ static arm_status_t ucx_send_reply(void *ctx, int rank, const void *hdr, size_t 
                                    arm_net_comp_t *comp)
 {
     srv_xport_ucx_t *u = ctx;
-    /* An endpoint is never made inside a message handler, where the server
-     * answers from (UCX's TCP transport broke when it was): an answer to a
-     * client not connected yet waits for the next progress. */
+    /* A server never connects to a client (UCX's TCP transport broke when
+     * servers made endpoints back while the clients connected to them): an
+     * answer to a client whose hello is still on its way waits for it. */
     if (!arm_net_client_connected(u->net, rank) || rank_parked(u, rank))
         return park(u, rank, hdr, hdr_len, iov, iovcnt, flags, comp);
     arm_net_ep_t *ep = arm_net_client_ep(u->net, rank);
@@ -199,43 +199,12 @@ static arm_status_t ucx_send_reply(void *ctx, int rank, const void *hdr, size_t 
     return ARM_INPROGRESS;
 }
 
-/* Forwarded requests: the next server must be able to answer each origin
- * (and, without split answers, each combined origin) straight, so it is
- * given the addresses it may lack first, on the same endpoint (a no-op
- * unless the addresses are exchanged lazily). */
-static void introduce_origins(srv_xport_ucx_t *u, int node, const arm_net_iov_t *iov)
-{
-    const unsigned char *d = iov->buf;
-    size_t off = 0;
-    while (off + sizeof(arm_srv_fwd_ent_t) <= iov->len) {
-        arm_srv_fwd_ent_t e;
-        memcpy(&e, d + off, sizeof e);
-        arm_net_introduce(u->net, node, (int)e.req.src);
-        for (uint32_t k = 0; k < e.ncomb; k++) {
-            arm_srv_comb_t c;
-            size_t at = off + sizeof e + (size_t)k * sizeof c;
-            if (at + sizeof c > iov->len)
-                break;
-            memcpy(&c, d + at, sizeof c);
-            arm_net_introduce(u->net, node, (int)c.src);
-        }
-        off += sizeof e + ((e.dlen + 7u) & ~(size_t)7);
-    }
-}
-
 /* To a neighbour server: its endpoint is made at the first message. */
 static arm_status_t ucx_send_server(void *ctx, int node, unsigned am_id, const void *hdr,
                                     size_t hdr_len, const arm_net_iov_t *iov, size_t iovcnt,
                                     unsigned flags, arm_net_comp_t *comp)
 {
     srv_xport_ucx_t *u = ctx;
-    if (am_id == ARM_SRV_AM_FWD && iovcnt == 1)
-        introduce_origins(u, node, iov);
-    if (am_id == ARM_SRV_AM_RELAY && hdr_len >= sizeof(arm_srv_relay_hdr_t)) {
-        arm_srv_relay_hdr_t h;
-        memcpy(&h, hdr, sizeof h);
-        arm_net_introduce(u->net, node, h.rank);
-    }
     return ucx_send(arm_net_peer_server_ep(u->net, node), am_id, hdr, hdr_len, iov, iovcnt,
                     flags, comp);
 }
@@ -251,6 +220,11 @@ static void ucx_release(void *ctx, const arm_net_am_msg_t *msg)
 {
     (void)ctx;
     arm_net_am_release(msg);
+}
+
+static int ucx_reachable(void *ctx, int rank)
+{
+    return arm_net_client_connected(((srv_xport_ucx_t *)ctx)->net, rank);
 }
 
 static int ucx_progress(void *ctx)
@@ -307,6 +281,7 @@ const srv_xport_ops_t srv_xport_ucx = {
     .progress = ucx_progress,
     .wait = ucx_wait,
     .wakeup = ucx_wakeup,
+    .reachable = ucx_reachable,
     .mem_reg = ucx_mem_reg,
     .mem_dereg = ucx_mem_dereg,
     .rkey_pack = ucx_rkey_pack,

@@ -745,8 +745,10 @@ def connect_section(points, opts_k=None):
          "Cell: client-to-server endpoints per process (mean) / server-to-client endpoints "
          "per server (mean) / server-to-server per server (mean); eager is computed (every "
          "client to every other node's server, every server to every remote client) and is "
-         "the same under every topology. lazy: a client also reaches each node it operates "
-         "on directly; edges: only its first hops. Patterns: clique = each process with its "
+         "the same under every topology. lazy and edges: what the run used; the simulated "
+         "operations all go through the servers, so a client connects to its first hops and "
+         "a server answers the clients that did not connect to it back along their routes "
+         "(decision 050), and the two differ only where edges bind further. Patterns: clique = each process with its "
          "k nearest nodes on the ring of nodes (STOMP-like), hotspot = everyone to rank 0, "
          "random = operations to random ranks, all = every other node once.", ""]
     summary = {}
@@ -796,9 +798,9 @@ def connect_section(points, opts_k=None):
     off = [(k, p["s2c_off_edge"]) for k, p in sorted(points.items())
            if k[4] == "edges" and k[3] != "fcg" and p.get("s2c_off_edge")]
     if off:
-        L.append("Under edges the servers still answer origins on non-neighbour nodes directly "
-                 "(server-to-client endpoints off the topology's edges, as the server code "
-                 "does now), e.g. %s: %d such endpoints in the job."
+        L.append("Under edges some server still answered an origin on a non-neighbour node "
+                 "straight (server-to-client endpoints off the topology's edges), e.g. %s: "
+                 "%d such endpoints in the job."
                  % (" ".join(map(str, off[-1][0])), off[-1][1]))
         L.append("")
     bad = connect_checks(points)
