@@ -39,20 +39,6 @@ struct clique {
     void **data;      /* own block | inbox[nproc] | sum, per process */
 };
 
-static int take_opt(int *argc, char **argv, const char *flag, int def)
-{
-    for (int i = 1; i + 1 < *argc; i++) {
-        if (strcmp(argv[i], flag) != 0)
-            continue;
-        int v = atoi(argv[i + 1]);
-        for (int j = i; j + 2 <= *argc; j++)
-            argv[j] = argv[j + 2];
-        *argc -= 2;
-        return v;
-    }
-    return def;
-}
-
 static void *xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
@@ -233,9 +219,9 @@ static void run(struct clique *c, const int *nb, int nnb, const int *in, int nin
 
 int main(int argc, char **argv)
 {
-    int k = take_opt(&argc, argv, "-k", 4);
-    int iters = take_opt(&argc, argv, "-i", 10);
-    int block = take_opt(&argc, argv, "-B", 1024);
+    int k = bench_take_opt(&argc, argv, "-k", 4);
+    int iters = bench_take_opt(&argc, argv, "-i", 10);
+    int block = bench_take_opt(&argc, argv, "-B", 1024);
     bench_opts_t o;
     bench_armci_init(&o, "clique", &argc, &argv);
     struct clique c;

@@ -272,3 +272,17 @@ void bench_report_spread(const bench_opts_t *o, const char *op, const char *unit
                extra ? extra : "");
     fflush(stdout);
 }
+
+int bench_take_opt(int *argc, char **argv, const char *flag, int def)
+{
+    for (int i = 1; i + 1 < *argc; i++) {
+        if (strcmp(argv[i], flag) != 0)
+            continue;
+        int v = atoi(argv[i + 1]);
+        for (int j = i; j + 2 <= *argc; j++)
+            argv[j] = argv[j + 2];
+        *argc -= 2;
+        return v;
+    }
+    return def;
+}

@@ -108,6 +108,9 @@ void bench_fadd_report(const bench_opts_t *o, bench_fadd_t *f, int iters);
 
 /* Prints a SKIP line for a figure that is not measured, with a reason. */
 void bench_skip(const bench_opts_t *o, const char *op, const char *reason);
+/* Removes "FLAG value" from argv (bench_parse refuses options it does not
+ * know), for a suite's own options; returns the value, or def when absent. */
+int bench_take_opt(int *argc, char **argv, const char *flag, int def);
 /* One figure per process v, reported by rank 0 as its mean and its maximum
  * over the processes (stat=mean, stat=max), with extra ("key=value ...",
  * may be empty) appended. Collective. */

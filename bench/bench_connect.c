@@ -44,22 +44,6 @@ struct plan {
     int fresh;       /* fresh units each origin touches               */
 };
 
-/* Removes "-X value" from argv (bench_parse refuses options it does not
- * know); returns the value, or def when absent. */
-static int take_opt(int *argc, char **argv, const char *flag, int def)
-{
-    for (int i = 1; i + 1 < *argc; i++) {
-        if (strcmp(argv[i], flag) != 0)
-            continue;
-        int v = atoi(argv[i + 1]);
-        for (int j = i; j + 2 <= *argc; j++)
-            argv[j] = argv[j + 2];
-        *argc -= 2;
-        return v;
-    }
-    return def;
-}
-
 static void plan_init(struct plan *p, int nproc, int origins, int fresh)
 {
     int nnodes = armci_domain_count(ARMCI_DOMAIN_SMP);
@@ -244,8 +228,8 @@ static void timed_init(bench_opts_t *o, int *argc, char ***argv, double *init_us
 int main(int argc, char **argv)
 {
     /* Our own options first: bench_parse stops at options it does not know. */
-    int origins = take_opt(&argc, argv, "-O", 4);
-    int fresh = take_opt(&argc, argv, "-F", 4);
+    int origins = bench_take_opt(&argc, argv, "-O", 4);
+    int fresh = bench_take_opt(&argc, argv, "-F", 4);
     bench_opts_t o;
     double init_us = 0.0;
     timed_init(&o, &argc, &argv, &init_us);
