@@ -64,7 +64,13 @@ typedef struct armada_stats {
     uint64_t eps_server_to_server;   /* its server's endpoints to neighbours */
     uint64_t connect_ns;             /* time spent making endpoints          */
     uint64_t server_relayed;         /* answers its server sent on toward a
-                                        client's first hop (edges)          */
+                                        client's first hop                  */
+    uint64_t server_cpu_ns;          /* processor time of its server thread
+                                        (after ARMCI_Finalize)              */
+    uint64_t process_cpu_ns;         /* processor time of the whole process,
+                                        server thread included (as of the
+                                        call; at ARMCI_Finalize for the
+                                        ARMADA_STATS line)                  */
 } armada_stats_t;
 
 /* Copies this process's counters into *out. Returns 0, or -1 when ARMCI is

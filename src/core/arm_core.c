@@ -123,6 +123,9 @@ void arm_core_stats(armada_stats_t *out)
         }
     out->shm_bytes_mapped = arm_core.shm_bytes;
     arm_remote_conn_stats(out);
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
+        out->process_cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static void print_stats(arm_core_t *c)
@@ -150,11 +153,13 @@ static void print_stats(arm_core_t *c)
     const armada_stats_t *t = &c->stats;
     if (n < (int)sizeof line && c->nnodes > 1)
         n += snprintf(line + n, sizeof line - (size_t)n,
-                      " eps_c2s=%llu eps_s2c=%llu eps_s2s=%llu connect_us=%.1f relayed=%llu",
+                      " eps_c2s=%llu eps_s2c=%llu eps_s2s=%llu connect_us=%.1f relayed=%llu"
+                      " cpu_ms=%.1f server_cpu_ms=%.1f",
                       (unsigned long long)t->eps_client_to_server,
                       (unsigned long long)t->eps_server_to_client,
                       (unsigned long long)t->eps_server_to_server, 1e-3 * (double)t->connect_ns,
-                      (unsigned long long)t->server_relayed);
+                      (unsigned long long)t->server_relayed, 1e-6 * (double)t->process_cpu_ns,
+                      1e-6 * (double)t->server_cpu_ns);
     if (n < (int)sizeof line && t->server_clients)
         snprintf(line + n, sizeof line - (size_t)n,
                  " server_clients=%llu edges_in=%llu edges_out=%llu fwd_requests=%llu "

@@ -382,6 +382,7 @@ void arm_remote_finalize(arm_core_t *c)
         c->stats.server_split_sent = ss.split_sent;
         c->stats.server_split_replies = ss.split_replies;
         c->stats.server_relayed = ss.relayed;
+        c->stats.server_cpu_ns = ss.cpu_ns;
         if (arm_config.stats)
             print_edges(c);
     }

@@ -100,6 +100,7 @@ typedef struct arm_server_stats {
     uint64_t split_replies;       /* origins answered here for another target  */
     uint64_t relayed;             /* answers sent on toward a client's first hop
                                      (bound_replies)                           */
+    uint64_t cpu_ns;              /* processor time of the server thread       */
 } arm_server_stats_t;
 
 /* Starts the server thread on the net layer's server worker. */

@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "server/srv_int.h"
 
 arm_status_t srv_create(const arm_server_params_t *p, const srv_xport_ops_t *x, void *xctx,
@@ -82,6 +83,10 @@ void *srv_thread(void *arg)
         s->x->wait(s->xctx, s->nblocked || s->nparked || s->nsplits ? 1 : 1000);
         idle = 0;
     }
+    /* The thread's processor time, for the statistics (read after join). */
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+        s->stats.cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     return NULL;
 }
 
