@@ -188,10 +188,6 @@ arm_status_t arm_net_ep_connect(arm_net_t *net, arm_net_ep_kind_t kind, int peer
  * endpoint may have several). */
 int arm_net_client_connected(const arm_net_t *net, int rank);
 
-/* Where the endpoint to a peer stands: 0 none, 1 connecting, 2 connected,
- * 3 failed (arm_net_conn_state_t). */
-int arm_net_conn_state(const arm_net_ep_t *ep);
-
 /* Lookup, connecting on first use; NULL on error (logged). */
 arm_net_ep_t *arm_net_server_ep(arm_net_t *net, int node);
 arm_net_ep_t *arm_net_client_ep(arm_net_t *net, int rank);

@@ -50,7 +50,6 @@ struct arm_net_ep {
     unsigned          caps;
     int               state;         /* arm_net_conn_state_t                  */
     arm_status_t      fail;          /* why, when FAILED                      */
-    double            t_made;        /* when the endpoint was made            */
 };
 
 /* Doubly linked list node for objects finalize may have to clean up. */
