@@ -164,7 +164,7 @@ static void print_stats(arm_core_t *c)
         snprintf(line + n, sizeof line - (size_t)n,
                  " server_clients=%llu edges_in=%llu edges_out=%llu fwd_requests=%llu "
                  "fwd_messages=%llu fwd_combined=%llu fwd_in_requests=%llu fwd_in_messages=%llu "
-                 "split_sent=%llu split_replies=%llu",
+                 "fwd_in_early=%llu split_sent=%llu split_replies=%llu",
                  (unsigned long long)t->server_clients, (unsigned long long)t->server_edges_in,
                  (unsigned long long)t->server_edges_out,
                  (unsigned long long)t->server_fwd_requests,
@@ -172,6 +172,7 @@ static void print_stats(arm_core_t *c)
                  (unsigned long long)t->server_fwd_combined,
                  (unsigned long long)t->server_fwd_in_requests,
                  (unsigned long long)t->server_fwd_in_messages,
+                 (unsigned long long)t->server_fwd_in_early,
                  (unsigned long long)t->server_split_sent,
                  (unsigned long long)t->server_split_replies);
     fprintf(stderr, "%s\n", line);

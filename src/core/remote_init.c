@@ -379,6 +379,7 @@ void arm_remote_finalize(arm_core_t *c)
         c->stats.server_fwd_combined = ss.fwd_combined;
         c->stats.server_fwd_in_requests = ss.fwd_in_requests;
         c->stats.server_fwd_in_messages = ss.fwd_in_messages;
+        c->stats.server_fwd_in_early = ss.fwd_in_early;
         c->stats.server_split_sent = ss.split_sent;
         c->stats.server_split_replies = ss.split_replies;
         c->stats.server_relayed = ss.relayed;

@@ -95,6 +95,8 @@ typedef struct arm_server_stats {
                                      one-int accumulates)                      */
     uint64_t fwd_in_requests;     /* requests that arrived from a server       */
     uint64_t fwd_in_messages;     /* messages those arrived in                 */
+    uint64_t fwd_in_early;        /* of them, arrived before an earlier one of
+                                     their edge (held until it came)           */
     uint64_t credit_waits;        /* times a forward waited for an edge credit */
     uint64_t split_sent;          /* combined answers sent as one message      */
     uint64_t split_replies;       /* origins answered here for another target  */

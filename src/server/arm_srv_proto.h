@@ -113,12 +113,22 @@ typedef struct arm_srv_rep {
  * origins' operands (for an accumulate: scale x element); its data is ncomb
  * arm_srv_comb_t in the order they were combined. The target adds the sum
  * once; a fetch-and-add answers each origin with the old value plus the
- * operands before its own. */
+ * operands before its own.
+ *
+ * Order: the receiver serves an edge's messages by their seq (0, 1, ...
+ * per sending server), not by arrival. UCX may deliver messages of one
+ * endpoint out of order while it is being wired up (a message it queued
+ * during the wire-up can arrive after a later one sent once it was up),
+ * and the requests of one origin must reach its target in the order
+ * issued (decision 054). */
 typedef struct arm_srv_fwd_hdr {
     int32_t  from_node;   /* the sending server's node                       */
     uint32_t nreq;        /* entries                                         */
     uint32_t bytes;       /* payload bytes                                   */
-    uint32_t credits;     /* CREDIT: edge slots given back to from_node      */
+    union {
+        uint32_t credits; /* CREDIT: edge slots given back to from_node      */
+        uint32_t seq;     /* FWD: the message's number on its edge, from 0   */
+    };
 } arm_srv_fwd_hdr_t;
 
 typedef struct arm_srv_fwd_ent {

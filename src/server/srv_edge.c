@@ -99,6 +99,23 @@ arm_status_t srv_fwd_refuse_to(struct arm_server *s, int rank, uint64_t req_id, 
 }
 
 /* ---- receiving a forwarded message ---------------------------------------------- */
+/* Queues, in number order, the held messages that are next now. */
+static void unhold(srv_client_t *cl)
+{
+    for (int i = 0; cl->nheld > 0 && i < cl->nslots;) {
+        srv_slot_t *sl = &cl->slots[i];
+        if (!sl->held || sl->seq != cl->seq_next) {
+            i++;
+            continue;
+        }
+        sl->held = 0;
+        cl->nheld--;
+        srv_enqueue(cl, sl);
+        cl->seq_next++;
+        i = 0;
+    }
+}
+
 arm_status_t srv_on_fwd(void *arg, const arm_net_am_msg_t *msg)
 {
     struct arm_server *s = arg;
@@ -120,7 +137,9 @@ arm_status_t srv_on_fwd(void *arg, const arm_net_am_msg_t *msg)
     srv_client_t *cl = srv_edge_of(s, i);
     const char *why = !cl ? "its server is not an incoming edge here"
         : msg->data_len > s->edge_cap ? "it is larger than an edge slot"
-        : (uint32_t)cl->nfree <= cl->unreturned ? "it came without a credit" : NULL;
+        : (uint32_t)cl->nfree <= cl->unreturned ? "it came without a credit"
+        : h.seq - cl->seq_next >= (uint32_t)cl->nslots ? "its number is out of sequence"
+        : NULL;
     if (why) {
         /* A broken peer server: its origins learn of it by their deadline. */
         arm_log(ARM_LOG_ERROR, "server", "forwarded message of %u requests from node %d "
@@ -138,7 +157,16 @@ arm_status_t srv_on_fwd(void *arg, const arm_net_am_msg_t *msg)
     sl->dptr = sl->data;
     sl->rx_status = ARM_OK;
     sl->state = SLOT_READY;
-    srv_enqueue(cl, sl);
+    sl->seq = h.seq;
+    if (h.seq == cl->seq_next) {
+        srv_enqueue(cl, sl);
+        cl->seq_next++;
+        unhold(cl);
+    } else {
+        sl->held = 1;          /* an earlier message is still on its way */
+        cl->nheld++;
+        s->stats.fwd_in_early++;
+    }
     s->stats.fwd_in_messages++;
     s->stats.fwd_in_requests += h.nreq;
     if (msg->data_len && msg->rndv) {

@@ -163,7 +163,7 @@ static void obuf_send(struct arm_server *s, srv_oedge_t *e, srv_obuf_t *b)
 {
     b->hdr.from_node = s->p.node;
     b->hdr.bytes = (uint32_t)b->used;
-    b->hdr.credits = 0;
+    b->hdr.seq = e->seq++;
     b->state = OBUF_SENDING;
     e->credits--;
     e->msgs++;
@@ -177,6 +177,7 @@ static void obuf_send(struct arm_server *s, srv_oedge_t *e, srv_obuf_t *b)
     if (st != ARM_OK) {
         b->comp.status = st;
         e->credits++;
+        e->seq--;             /* never left: the next message takes its number */
     }
     obuf_done(b);
 }

@@ -72,6 +72,8 @@ struct srv_slot {
      * replies of its entries still being sent (the slot holds their data). */
     uint32_t       cursor, nent;
     int            pending;
+    uint32_t       seq;        /* the message's number on its edge           */
+    int            held;       /* arrived before an earlier one: not queued  */
 };
 
 /* A client: a process that sends requests here (this node's and the
@@ -94,6 +96,8 @@ struct srv_client {
     srv_rec_t    credit_rec;   /* credit-only replies                        */
     srv_rec_t    refuse_rec;   /* refusals of requests that got no slot      */
     arm_srv_fwd_hdr_t credit_hdr; /* edges: the credits message on its way  */
+    uint32_t     seq_next;     /* edges: the message number served next     */
+    int          nheld;        /* edges: slots held for an earlier message  */
     struct arm_server *srv;
 };
 
@@ -123,6 +127,7 @@ typedef struct srv_oedge {
     struct srv_oedge *dnext;
     struct arm_server *srv;
     uint64_t       reqs, msgs, combined;
+    uint32_t       seq;        /* the next message's number on this edge     */
 } srv_oedge_t;
 
 /* A reply from the pool (forwarded requests) or a parked lock request. */
