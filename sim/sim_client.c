@@ -67,9 +67,15 @@ static void fadd_seen(sim_world_t *w, int64_t v)
     w->fadd_seen[u / 8] |= (unsigned char)(1u << (u % 8));
 }
 
+static void set_state(sim_world_t *w, sim_client_t *c, int state)
+{
+    w->nwait += (state != CL_IDLE) - (c->state != CL_IDLE);
+    c->state = state;
+}
+
 static void op_done(sim_world_t *w, sim_client_t *c, double t)
 {
-    c->state = CL_IDLE;
+    set_state(w, c, CL_IDLE);
     c->busy_until = t;
     if (w->on_done)
         w->on_done(w, c, t);
@@ -80,7 +86,7 @@ void sim_client_start(sim_world_t *w, sim_client_t *c, int op, int target, doubl
     c->op = op;
     c->target = target;
     c->phase = 0;
-    c->state = CL_IDLE;
+    set_state(w, c, CL_IDLE);
     sim_push(w, t > c->busy_until ? t : c->busy_until, EV_CLI_RUN, c->rank, NULL);
 }
 
@@ -133,7 +139,7 @@ static double send_sync(sim_world_t *w, sim_client_t *c, int hop, double t)
     t += sim_cli_cpu(w, w->m.client_us + w->m.cli_msg_us);
     sim_send_to_server(w, t, c->node, hop, ARM_SRV_AM_REQ, &r, sizeof r, NULL, 0);
     c->want_id = r.req_id;
-    c->state = CL_WAIT_REPLY;
+    set_state(w, c, CL_WAIT_REPLY);
     return t;
 }
 
@@ -170,7 +176,7 @@ static double advance(sim_world_t *w, sim_client_t *c, double t)
     if (c->op == SIM_OP_PUTV && c->phase == 0) {
         sim_credit_t *k = credit_of(w, c, hop);
         if (k->credits <= 0) {
-            c->state = CL_WAIT_CREDIT;
+            set_state(w, c, CL_WAIT_CREDIT);
             return t;
         }
         k->credits--;

@@ -60,6 +60,8 @@ struct sim_node {
     int run_scheduled;
     int woke;                  /* this pass began by waking the thread      */
     double busy_until;
+    double cpu_us;             /* processor time its passes took            */
+    long passes, wakes;        /* passes, and of them the ones that woke it */
     /* Flow checks: forwarded messages in flight to each neighbour. */
     int *fwd_inflight;         /* by arm_topo_neighbour index (lazy)        */
 };
@@ -144,6 +146,8 @@ struct sim_world {
     uint64_t events;
     double *core_free;         /* model.cores processors                    */
     double stretch;            /* of clients' CPU: the pollers' share       */
+    double srv_stretch;        /* of the running server's pass              */
+    long nwait;                /* clients waiting for an answer or a credit */
     /* the node whose server runs now, and its clock within the turn */
     sim_node_t *cur;
     double cursor;

@@ -25,6 +25,7 @@ static const field_t fields[] = {
     DF(svc_acc_us),  DF(svc_seg_us),  DF(svc_rmw_us),  DF(svc_lock_us),
     DF(svc_fence_us), DF(fwd_us),     DF(copy_ns),     DF(local_us),
     DF(barrier_us),  DF(hop_us),      DF(jitter),      DF(poll_load),   DF(cli_msg_us),
+    DF(srv_poll_load),
 };
 #undef DF
 #define NFIELDS (sizeof fields / sizeof fields[0])

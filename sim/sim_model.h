@@ -49,6 +49,14 @@ typedef struct sim_model {
      * 1 + poll_load x waiting processes / cores. Servers, which sleep and
      * are favoured when woken, are not (decision 048). */
     double poll_load;
+    /* On such a machine, a server that must be woken shares the processors
+     * with the clients that poll while they wait for an answer or a credit
+     * (on the VM they burn most of the CPU: decision 055): the CPU of a
+     * pass that began by waking the server is stretched by
+     * 1 + srv_poll_load x waiting clients / cores. A server still at work
+     * keeps its processor and is not stretched. Fitted with the simulator
+     * in the loop (tools/sim/sim_fit.py); 0 leaves servers unstretched. */
+    double srv_poll_load;
     /* Client CPU per message sent or received (the servers' are send_us
      * and recv_us). */
     double cli_msg_us;
@@ -63,7 +71,7 @@ typedef struct sim_model {
     /* A barrier: per stage, log2(processes) stages. */
     double barrier_us;
     /* Where the values came from: "defaults", a file name, or a report. */
-    char   source[256];
+    char   source[512];
 } sim_model_t;
 
 /* The built-in values (a 2-core VM over loopback TCP, measured 2026-11-24). */

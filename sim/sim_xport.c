@@ -74,7 +74,8 @@ static arm_status_t x_listen(void *ctx, unsigned am_id, arm_net_am_cb_t cb, void
 /* A send by the server now running: its processor time, then the wire. */
 static double send_cost(sim_world_t *w, size_t bytes)
 {
-    w->cursor += sim_cpu(w, w->m.send_us + (double)bytes * w->m.copy_ns * 1e-3);
+    w->cursor += sim_cpu(w, (w->m.send_us + (double)bytes * w->m.copy_ns * 1e-3) *
+                            w->srv_stretch);
     return w->cursor;
 }
 
@@ -287,7 +288,7 @@ void sim_server_msg(sim_world_t *w, int node, sim_msg_t *msg)
 
 static void deliver(sim_world_t *w, sim_node_t *n, sim_msg_t *m)
 {
-    w->cursor += sim_cpu(w, msg_cost(w, n->node, m));
+    w->cursor += sim_cpu(w, msg_cost(w, n->node, m) * w->srv_stretch);
     arm_net_am_msg_t am;
     memset(&am, 0, sizeof am);
     am.id = m->am;
@@ -314,6 +315,8 @@ void sim_server_run(sim_world_t *w, int node)
         return;
     }
     n->run_scheduled = 0;
+    w->srv_stretch = w->m.cores > 0 && n->woke
+                         ? 1.0 + w->m.srv_poll_load * (double)w->nwait / w->m.cores : 1.0;
     w->cur = n;
     w->cursor = start;
     for (int i = 0; i < SIM_PASS_MAX && n->inbox; i++) {
@@ -326,6 +329,9 @@ void sim_server_run(sim_world_t *w, int node)
     }
     srv_progress(n->srv);
     w->cur = NULL;
+    n->cpu_us += w->cursor - start;
+    n->passes++;
+    n->wakes += n->woke;
     n->busy_until = w->cursor;
     sim_core_release(w, core, w->cursor);
     if (n->inbox || n->srv->nblocked || n->srv->nparked) {

@@ -57,7 +57,7 @@ static void test_set_and_print(void)
     sim_model_t m, before;
     sim_model_defaults(&m);
     CHECK(m.cores == 2 && m.lat_us > 0 && m.svc_rmw_us > 0 && m.fwd_us > 0, "defaults");
-    CHECK(strcmp(m.source, "defaults") == 0, "source '%s'", m.source);
+    CHECK(strcmp(m.source, "defaults") == 0, "source '%.300s'", m.source);
     CHECK(sim_model_set(&m, "lat_us", "12.5") == 0 && m.lat_us == 12.5, "set lat_us");
     CHECK(sim_model_set(&m, "cores", "16") == 0 && m.cores == 16, "set cores");
     CHECK(sim_model_set(&m, "barrier_us", "1e-3") == 0 && m.barrier_us == 1e-3, "set 1e-3");
@@ -127,7 +127,7 @@ static void test_round_trip(void)
     CHECK(write_text(path, sizeof path, "# c\n\n  lat_us\t=  7  \n") == 0, "write");
     sim_model_defaults(&back);
     CHECK(sim_model_load(&back, path, why, sizeof why) == 0 && back.lat_us == 7.0, "load");
-    CHECK(strcmp(back.source, path) == 0, "source '%s'", back.source);
+    CHECK(strcmp(back.source, path) == 0, "source '%.300s'", back.source);
     sim_model_t d;
     sim_model_defaults(&d);
     CHECK(back.cores == d.cores && back.svc_rmw_us == d.svc_rmw_us, "other fields kept");
@@ -317,7 +317,7 @@ static void test_calibrate_full(void)
           near(m.byte_ns, 0.2), "barrier %g local %g copy %g byte %g", m.barrier_us,
           m.local_us, m.copy_ns, m.byte_ns);
     CHECK(strstr(m.source, path) && strstr(m.source, "vnode-tcp, 8 processes") &&
-          strstr(m.source, "defaults: poll_load"), "source '%s'", m.source);
+          strstr(m.source, "defaults: poll_load"), "source '%.300s'", m.source);
     unit_section("calibrate: every parameter of a hand-made report");
 }
 
@@ -359,7 +359,7 @@ static void test_calibrate_sparse(void)
     int rc = sim_model_calibrate(&m, path, why, sizeof why);
     CHECK(rc == 0, "calibrate: %s", why);
     CHECK(near(m.svc_get_us, d.svc_rmw_us + 2.5), "svc_get %.17g", m.svc_get_us);
-    CHECK(strstr(m.source, "(vnode, 4 processes)") != NULL, "source '%s'", m.source);
+    CHECK(strstr(m.source, "(vnode, 4 processes)") != NULL, "source '%.300s'", m.source);
     /* The whole text is in why (the source keeps what fits its 256 bytes). */
     const char *kept = strstr(why, "defaults: ");
     static const char *const want[] = {

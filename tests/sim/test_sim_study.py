@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools", "sim"))
 sys.dont_write_bytecode = True
 import sim_study  # noqa: E402
 import sim_validate  # noqa: E402
+import sim_fit  # noqa: E402
 
 CHECKS = [0]
 
@@ -316,12 +317,45 @@ def test_validate():
     check(close(rows[("fcg", "putv", 0)]["ratio"], 0.7) and
           rows[("fcg", "putv", 0)]["within"] is False, "ratio 0.7 is not within 25 %")
     check(rows[("fcg", "fadd", 0)]["within"] is None, "a cell without simulation is not judged")
-    meta = {"command": "x", "date": "d", "measured_sources": ["r.json"], "sim": "s",
-            "commands": ["c"], "problems": []}
-    md = sim_validate.report_md(sim_validate.compare(cells, sim, keys), meta, None)
+    meta_v = {"command": "x", "date": "d", "measured_sources": ["r.json"], "sim": "s",
+              "commands": ["c"], "problems": []}
+    md = sim_validate.report_md(sim_validate.compare(cells, sim, keys), meta_v, None)
     check("**1 of 3 cells within 25 %**" in md, "validate.md count line:\n" + md)
-    check("| 8 | mfcg | fadd | 20 | 2/2 | 50 | 48-52 (3) | 63 | 1.26 | no |" in md,
+    check("| 8 | mfcg | fadd | 20 | 2/2 | 50 | 48-52 (3) | 63 | - | 1.26 | no |" in md,
           "validate.md row:\n" + md)
+    # Several seeds of one cell: the median of their means, and their spread.
+    seeded = []
+    for sd, us in ((1, 70.0), (2, 50.0), (3, 90.0)):
+        meta = {"procs": 8, "topo": "fcg", "op": "fadd", "level": 20, "seed": sd}
+        seeded.append(hs_run("contention", "hotspot", meta, [(1, us)], hammers=2))
+    cell = sim_validate.sim_cells(seeded)[(8, "fcg", "fadd", 20)]
+    check(cell["us"] == 70.0 and sorted(cell["seed_values"]) == [50.0, 70.0, 90.0],
+          "median over seeds: %r" % cell)
+    md = sim_validate.report_md(sim_validate.compare(cells, {(8, "fcg", "fadd", 20): cell},
+                                                     keys[:1]), meta_v, None)
+    check("| 8 | fcg | fadd | 20 | 2/2 | 40 | 38-42 (3) | 70 | 50-90 (3) | 1.75 | no |" in md,
+          "validate.md row with seeds:\n" + md)
+    opts = type("O", (), {"seed_list": [4, 5]})()
+    specs = sim_validate.sim_specs(opts, [(8, "fcg", "fadd", 20)])
+    check([s["args"][:2] for s in specs] == [["--seed", 4], ["--seed", 5]] and
+          specs[0]["args"][2] == "hotspot", "one run per seed, the seed first: %r" % specs)
+
+
+# --------------------------------------------------------------------- fit --
+def test_fit():
+    check(sim_fit.grid_of("0.1:0.3:0.1") == [0.1, 0.2, 0.3], "grid")
+    rms, within, n = sim_fit.score([{"ratio": 1.0, "within": True},
+                                    {"ratio": math.e, "within": False}, {"ratio": None}])
+    check(close(rms, math.sqrt(0.5)) and within == 1 and n == 2, "score %r" % ((rms, within, n),))
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "m.txt")
+        with open(p, "w") as fh:
+            fh.write("# c\nsource = calibrated\ncores = 2\nsrv_poll_load = 0\n")
+        text = sim_fit.model_with(p, "srv_poll_load", 0.22, "fitted")
+        check("srv_poll_load = 0.22\n" in text and "source = calibrated; fitted\n" in text and
+              "srv_poll_load = 0\n" not in text, "model_with:\n" + text)
+        text = sim_fit.model_with(p, "hop_us", 3.0, "x")
+        check(text.endswith("hop_us = 3.0\n"), "a key not in the file is added:\n" + text)
 
 
 # --------------------------------------------------------- sizes and merge --
@@ -493,6 +527,7 @@ def main():
     test_hot100()
     test_connect()
     test_validate()
+    test_fit()
     test_launch()
     test_sizes_merge()
     plots = test_end_to_end()

@@ -86,9 +86,11 @@ def measured_cells(report, source=""):
 
 
 def sim_cells(runs):
-    """{(np, topo, op, level): {"us", "hammers", "max", "run"}} from the
-    simulator runs (rank=mean line, else the mean of the per-rank lines)."""
-    out = {}
+    """{(np, topo, op, level): {"us", "hammers", "max", "run", "seed_values"}}
+    from the simulator runs (rank=mean line, else the mean of the per-rank
+    lines). A cell simulated under several seeds gets the median of their
+    means, as the measured side is a median over launches."""
+    per = {}
     for i, r in enumerate(runs):
         if r.get("status") != "ok":
             continue
@@ -97,10 +99,35 @@ def sim_cells(runs):
             continue
         s = sim_study.per_rank_summary(recs)
         m = r["meta"]
-        out[(m["procs"], m["topo"], m["op"], m["level"])] = {
+        per.setdefault((m["procs"], m["topo"], m["op"], m["level"]), []).append({
             "us": s.get("mean"), "max": s.get("max"), "run": i,
-            "hammers": next((x["hammers"] for x in recs if "hammers" in x), None)}
+            "hammers": next((x["hammers"] for x in recs if "hammers" in x), None)})
+    out = {}
+    for key, cells in per.items():
+        cells = [c for c in cells if c["us"] is not None]
+        if not cells:
+            continue
+        cells.sort(key=lambda c: c["us"])
+        mid = cells[(len(cells) - 1) // 2] if len(cells) % 2 else None
+        us = mid["us"] if mid else 0.5 * (cells[len(cells) // 2 - 1]["us"] +
+                                           cells[len(cells) // 2]["us"])
+        pick = mid or cells[len(cells) // 2]
+        out[key] = dict(pick, us=us, seed_values=[c["us"] for c in cells])
     return out
+
+
+def sim_specs(opts, keys):
+    """The simulator runs of the cells keys, one per seed of opts.seed_list
+    (None: armada-sim's own seed, or the --seed on every command)."""
+    specs = []
+    for n, t, op, lv in keys:
+        for sd in opts.seed_list:
+            specs.append({"part": "validate",
+                          "meta": {"procs": n, "topo": t, "op": op, "level": lv, "seed": sd},
+                          "args": (["--seed", sd] if sd is not None else []) +
+                                  ["hotspot", "--topology", t, "--procs", n, "--ppn", 1,
+                                   "--op", op, "--level", lv, "--hammers", "after"]})
+    return specs
 
 
 def compare(measured, simulated, keys):
@@ -113,7 +140,8 @@ def compare(measured, simulated, keys):
                "measured_us": m["us"] if m else None, "sim_us": s["us"] if s else None,
                "measured_hammers": m["hammers"] if m else None,
                "measured_runs": (m.get("run_values") or []) if m else [],
-               "sim_hammers": s["hammers"] if s else None}
+               "sim_hammers": s["hammers"] if s else None,
+               "sim_seeds": (s.get("seed_values") or []) if s else []}
         if m and s and m["us"] > 0 and s["us"] is not None:
             row["ratio"] = s["us"] / m["us"]
             row["within"] = abs(row["ratio"] - 1.0) <= TOLERANCE
@@ -146,7 +174,7 @@ def report_md(rows, meta, model):
                     sim_study.fmt(max(r["ratio"] for r in sub))))
     L.append("")
     head = ["np", "topology", "op", "level %", "hammers (meas/sim)", "measured us",
-            "measured runs", "simulated us", "sim/measured", "within 25 %"]
+            "measured runs", "simulated us", "simulated seeds", "sim/measured", "within 25 %"]
     body = []
     for r in rows:
         hm = "%s/%s" % ("-" if r["measured_hammers"] is None else r["measured_hammers"],
@@ -157,15 +185,19 @@ def report_md(rows, meta, model):
         mr = r["measured_runs"]
         spread = "%s-%s (%d)" % (sim_study.fmt(min(mr)), sim_study.fmt(max(mr)), len(mr)) \
             if len(mr) > 1 else "-"
+        ss = r["sim_seeds"]
+        sspread = "%s-%s (%d)" % (sim_study.fmt(min(ss)), sim_study.fmt(max(ss)), len(ss)) \
+            if len(ss) > 1 else "-"
         body.append([r["np"], r["topology"], r["op"], r["level"], hm,
-                     sim_study.fmt(r["measured_us"]), spread, sim_study.fmt(r["sim_us"]),
+                     sim_study.fmt(r["measured_us"]), spread, sim_study.fmt(r["sim_us"]), sspread,
                      sim_study.fmt(r["ratio"]),
                      "-" if r["within"] is None else ("yes" if r["within"] else "no")])
     L += sim_study.md_table(head, body)
     L.append("")
     L.append("Measured us: the harness's median over launches of each launch's median; "
              "measured runs: the launches' lowest-highest (count), the measurement's own "
-             "spread.")
+             "spread. Simulated us: the median over simulator seeds of each seed's mean; "
+             "simulated seeds: their lowest-highest (count).")
     L.append("")
     if model:
         L.append("Model in use (MODEL line):")
@@ -231,7 +263,10 @@ def main(argv=None):
                     help="derive the model from the (first) measured results.json first")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="a model parameter passed to armada-sim (repeatable)")
-    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--seed", type=int, default=None,
+                    help="the first simulator seed (armada-sim's own default if absent)")
+    ap.add_argument("--seeds", type=int, default=5,
+                    help="simulator seeds per cell, the median taken (5)")
     ap.add_argument("--levels", default="0,11,20,100")
     ap.add_argument("--ops", default="fadd,putv")
     ap.add_argument("--topologies", default="fcg,mfcg")
@@ -245,6 +280,10 @@ def main(argv=None):
     opts.ops = sim_study.parse_list(opts.ops, str)
     opts.topologies = sim_study.parse_list(opts.topologies, str)
     opts.budget = None
+    opts.seed_list = [None]
+    if opts.seeds > 1:
+        opts.seed_list = [(opts.seed or 1) + i for i in range(opts.seeds)]
+        opts.seed = None          # each run names its own
     if not os.path.exists(opts.sim):
         ap.error("no simulator at %s" % opts.sim)
     opts.sim = os.path.abspath(opts.sim)
@@ -283,12 +322,17 @@ def main(argv=None):
     # Simulated side.
     keys = [(n, t, op, lv) for n in opts.np for t in opts.topologies for op in opts.ops
             for lv in opts.levels]
-    specs = [{"part": "validate", "meta": {"procs": n, "topo": t, "op": op, "level": lv},
-              "args": ["hotspot", "--topology", t, "--procs", n, "--ppn", 1, "--op", op,
-                       "--level", lv, "--hammers", "after"]} for n, t, op, lv in keys]
+    specs = sim_specs(opts, keys)
     log("sim_validate: %d simulator runs, %d at once" % (len(specs), opts.jobs))
     runs = sim_study.run_all(specs, opts)
-    commands += [r["cmdline"] for r in runs]
+    # One command per cell in the report: its first seed's (the others
+    # differ only in --seed).
+    first = opts.seed_list[0]
+    commands += [r["cmdline"] for r in runs
+                 if r.get("meta", {}).get("seed") == first or first is None]
+    if len(opts.seed_list) > 1:
+        commands.append("# each cell also with --seed %s" % ", ".join(
+            str(sd) for sd in opts.seed_list[1:]))
     for r in runs:
         if r.get("status") != "ok":
             problems.append("simulator run %s: %s (%s)" % (r["status"], r["cmdline"],
@@ -314,7 +358,8 @@ def main(argv=None):
         json.dump(sim_study.json_safe({
             "meta": meta, "model": model, "cells": rows,
             "measured": [dict(v, key=list(k)) for k, v in sorted(measured.items())],
-            "runs": runs}), fh, indent=1)
+            "runs": [{k: v for k, v in r.items() if k not in ("records", "stdout", "stderr", "model", "cmd", "other_lines")}
+                     for r in runs]}), fh, indent=1)
     both = [r for r in rows if r["within"] is not None]
     log("sim_validate: %d of %d cells within %d %%; %s" % (
         sum(1 for r in both if r["within"]), len(both), round(TOLERANCE * 100),
