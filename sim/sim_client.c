@@ -67,10 +67,21 @@ static void fadd_seen(sim_world_t *w, int64_t v)
     w->fadd_seen[u / 8] |= (unsigned char)(1u << (u % 8));
 }
 
+/* Every change of a client's state: a new wait starts its polling. */
 static void set_state(sim_world_t *w, sim_client_t *c, int state)
 {
-    w->nwait += (state != CL_IDLE) - (c->state != CL_IDLE);
+    if (c->polling) {
+        c->polling = 0;
+        w->npoll--;
+    }
     c->state = state;
+    /* Counted only where it matters: processors shared, pollers costing. */
+    if (state == CL_IDLE || w->m.cores <= 0 || w->m.srv_poll_load <= 0.0)
+        return;
+    c->wait_epoch++;
+    c->polling = 1;
+    w->npoll++;
+    sim_poll_push(w, c);
 }
 
 static void op_done(sim_world_t *w, sim_client_t *c, double t)

@@ -93,6 +93,44 @@ void sim_core_release(sim_world_t *w, int core, double end)
         w->core_free[core] = end;
 }
 
+void sim_poll_push(sim_world_t *w, sim_client_t *c)
+{
+    if (w->poll_len == w->poll_cap) {
+        size_t cap = w->poll_cap ? 2 * w->poll_cap : 256;
+        struct sim_poll *p = malloc(cap * sizeof *p);
+        if (!p) {
+            fprintf(stderr, "armada-sim: out of memory\n");
+            exit(3);
+        }
+        for (size_t i = 0; i < w->poll_len; i++)
+            p[i] = w->polls[(w->poll_head + i) % w->poll_cap];
+        free(w->polls);
+        w->polls = p;
+        w->poll_head = 0;
+        w->poll_cap = cap;
+    }
+    w->polls[(w->poll_head + w->poll_len++) % w->poll_cap] =
+        (struct sim_poll){ w->now, c->rank, c->wait_epoch };
+}
+
+long sim_polling(sim_world_t *w)
+{
+    while (w->poll_len) {
+        struct sim_poll *p = &w->polls[w->poll_head];
+        sim_client_t *c = &w->cl[p->rank];
+        int live = c->polling && c->wait_epoch == p->epoch;
+        if (live && p->t > w->now - w->m.poll_window_us)
+            break;
+        if (live) {            /* past its window: it sleeps now */
+            c->polling = 0;
+            w->npoll--;
+        }
+        w->poll_head = (w->poll_head + 1) % w->poll_cap;
+        w->poll_len--;
+    }
+    return w->npoll;
+}
+
 void sim_set_idle(sim_world_t *w, int idle)
 {
     w->stretch = w->m.cores > 0 ? 1.0 + w->m.poll_load * idle / w->m.cores : 1.0;
@@ -223,6 +261,7 @@ void sim_world_fini(sim_world_t *w)
     free(w->cl);
     free(w->core_free);
     free(w->fadd_seen);
+    free(w->polls);
     memset(w, 0, sizeof *w);
 }
 

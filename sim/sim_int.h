@@ -78,6 +78,8 @@ enum { SIM_OP_FADD = 0, SIM_OP_PUTV = 1 };
 struct sim_client {
     int rank, node;
     int state;
+    unsigned wait_epoch;       /* counts its waits                           */
+    int polling;               /* counted in the world's npoll               */
     int op, target;            /* the operation under way                   */
     int phase;                 /* putv: 0 sending the vector, 1 the fence   */
     uint64_t want_id;          /* the reply awaited                         */
@@ -147,7 +149,12 @@ struct sim_world {
     double *core_free;         /* model.cores processors                    */
     double stretch;            /* of clients' CPU: the pollers' share       */
     double srv_stretch;        /* of the running server's pass              */
-    long nwait;                /* clients waiting for an answer or a credit */
+    /* Clients polling: waiting, within poll_window_us of their wait's start.
+     * Their wait starts in time order, in a ring; one past its window or
+     * ended is dropped when met. */
+    long npoll;
+    struct sim_poll { double t; int rank; unsigned epoch; } *polls;
+    size_t poll_head, poll_len, poll_cap;
     /* the node whose server runs now, and its clock within the turn */
     sim_node_t *cur;
     double cursor;
@@ -182,6 +189,9 @@ void sim_core_release(sim_world_t *w, int core, double end);
 uint64_t sim_rand(sim_world_t *w);
 /* idle processes wait outside the experiment, polling (poll_load). */
 void sim_set_idle(sim_world_t *w, int idle);
+/* Polling clients: the start of c's wait now, and how many poll at w->now. */
+void sim_poll_push(sim_world_t *w, sim_client_t *c);
+long sim_polling(sim_world_t *w);
 /* A client's CPU cost of mean us: stretched by the pollers, then as
  * sim_cpu. */
 double sim_cli_cpu(sim_world_t *w, double us);

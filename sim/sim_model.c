@@ -25,7 +25,7 @@ static const field_t fields[] = {
     DF(svc_acc_us),  DF(svc_seg_us),  DF(svc_rmw_us),  DF(svc_lock_us),
     DF(svc_fence_us), DF(fwd_us),     DF(copy_ns),     DF(local_us),
     DF(barrier_us),  DF(hop_us),      DF(jitter),      DF(poll_load),   DF(cli_msg_us),
-    DF(srv_poll_load),
+    DF(srv_poll_load), DF(poll_window_us),
 };
 #undef DF
 #define NFIELDS (sizeof fields / sizeof fields[0])
@@ -59,6 +59,7 @@ void sim_model_defaults(sim_model_t *m)
     m->barrier_us = 10.0;
     m->hop_us = 13.2;
     m->jitter = 1.0;
+    m->poll_window_us = 100.0;   /* ARMADA_YIELD_US's default */
     m->cli_msg_us = 3.39;
     snprintf(m->source, sizeof m->source, "defaults");
 }

@@ -53,10 +53,14 @@ typedef struct sim_model {
      * with the clients that poll while they wait for an answer or a credit
      * (on the VM they burn most of the CPU: decision 055): the CPU of a
      * pass that began by waking the server is stretched by
-     * 1 + srv_poll_load x waiting clients / cores. A server still at work
+     * 1 + srv_poll_load x polling clients / cores. A server still at work
      * keeps its processor and is not stretched. Fitted with the simulator
      * in the loop (tools/sim/sim_fit.py); 0 leaves servers unstretched. */
     double srv_poll_load;
+    /* A waiting client polls (and yields) for this long, then sleeps until
+     * its answer comes (ARMADA_YIELD_US); only clients within this window of
+     * the start of their wait count as polling. */
+    double poll_window_us;
     /* Client CPU per message sent or received (the servers' are send_us
      * and recv_us). */
     double cli_msg_us;

@@ -316,7 +316,8 @@ void sim_server_run(sim_world_t *w, int node)
     }
     n->run_scheduled = 0;
     w->srv_stretch = w->m.cores > 0 && n->woke
-                         ? 1.0 + w->m.srv_poll_load * (double)w->nwait / w->m.cores : 1.0;
+                         ? 1.0 + w->m.srv_poll_load * (double)sim_polling(w) / w->m.cores
+                         : 1.0;
     w->cur = n;
     w->cursor = start;
     for (int i = 0; i < SIM_PASS_MAX && n->inbox; i++) {

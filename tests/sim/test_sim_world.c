@@ -9,7 +9,8 @@
  * never has more forwarded messages in flight on an edge than its slots;
  * combining happens under MFCG; the same seed gives the same records and
  * another seed other ones; and the checker itself fails on a duplicated
- * value or a wrong counter. */
+ * value or a wrong counter; polling clients count for the window of each
+ * wait. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include "server/srv_int.h"
@@ -113,8 +114,49 @@ static int run(arm_topo_kind_t kind, int exp, int op, uint64_t seed, char *buf, 
     return ok;
 }
 
+/* Polling clients (decision 055): a client counts from the start of its
+ * wait until poll_window_us later or until its wait ends, whichever first;
+ * a later wait of the same client counts afresh. */
+static void polling_window(void)
+{
+    sim_world_t w;
+    memset(&w, 0, sizeof w);
+    sim_client_t cl[3];
+    memset(cl, 0, sizeof cl);
+    w.cl = cl;
+    w.m.poll_window_us = 100.0;
+    for (int r = 0; r < 3; r++) {
+        cl[r].rank = r;
+        cl[r].wait_epoch = 1;
+        cl[r].polling = 1;
+        w.now = 10.0 * r;                  /* waits start at 0, 10, 20 us */
+        w.npoll++;
+        sim_poll_push(&w, &cl[r]);
+    }
+    w.now = 50.0;
+    CHECK(sim_polling(&w) == 3, "three poll at 50 us (%ld)", w.npoll);
+    cl[1].polling = 0;                     /* its answer came: as set_state does */
+    w.npoll--;
+    w.now = 105.0;
+    CHECK(sim_polling(&w) == 1, "at 105 us the first is past its window, the second "
+          "answered (%ld)", w.npoll);
+    cl[0].wait_epoch++;                    /* rank 0 waits again, from 105 us */
+    cl[0].polling = 1;
+    w.npoll++;
+    sim_poll_push(&w, &cl[0]);
+    w.now = 150.0;
+    CHECK(sim_polling(&w) == 1 && cl[0].polling && !cl[2].polling,
+          "at 150 us only rank 0's new wait polls (%ld)", w.npoll);
+    w.now = 300.0;
+    CHECK(sim_polling(&w) == 0 && w.poll_len == 0, "nothing polls at 300 us (%ld, %zu left)",
+          w.npoll, w.poll_len);
+    free(w.polls);
+}
+
 int main(void)
 {
+    polling_window();
+    unit_section("polling clients: counted within their window of each wait");
     static char a[1 << 16], b[1 << 16];
     uint64_t comb;
     for (int k = 0; k < 4; k++) {
