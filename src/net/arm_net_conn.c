@@ -7,9 +7,13 @@
  *
  * An endpoint is made by ucp_ep_create, which returns at once; UCX wires
  * it up in the background and keeps what is sent meanwhile in the
- * endpoint's own queue, in order. So the first request to a node goes out
- * behind the hello without any wait for a handshake (odcm, overlapped
- * set-up), and nothing here blocks.
+ * endpoint's own queue. So the first request to a node goes out behind the
+ * hello without any wait for a handshake (odcm, overlapped set-up), and
+ * nothing here blocks. Across that wire-up UCX does not keep the order of
+ * one endpoint's messages: one it queued can arrive after one sent once the
+ * endpoint was up. Forwarded messages carry their number on the edge for
+ * that reason (decision 054); a client's requests were never seen out of
+ * order, and carry none.
  *
  * Every endpoint opens with one hello on the net's own active message. A
  * client's hello to a server is sent with UCP_AM_SEND_FLAG_REPLY: the
