@@ -292,11 +292,13 @@ int sim_check(sim_world_t *w, FILE *out)
             const arm_server_stats_t *st = &n->srv->stats;
             fprintf(out, "SIMSRV node=%d requests=%llu fwd_requests=%llu fwd_messages=%llu "
                     "fwd_combined=%llu fwd_in_messages=%llu split_sent=%llu split_replies=%llu "
-                    "cpu_us=%.1f passes=%ld wakes=%ld\n", k, (unsigned long long)st->requests,
+                    "relayed=%llu cpu_us=%.1f passes=%ld wakes=%ld\n", k,
+                    (unsigned long long)st->requests,
                     (unsigned long long)st->fwd_requests, (unsigned long long)st->fwd_messages,
                     (unsigned long long)st->fwd_combined,
                     (unsigned long long)st->fwd_in_messages, (unsigned long long)st->split_sent,
-                    (unsigned long long)st->split_replies, n->cpu_us, n->passes, n->wakes);
+                    (unsigned long long)st->split_replies, (unsigned long long)st->relayed,
+                    n->cpu_us, n->passes, n->wakes);
         }
     fprintf(out, "SIMCHECK stuck=%d fadd_issued=%llu fadd_values=%llu counter=%d fadd_dup=%llu "
             "credit_over=%llu edge_over=%llu edge_inflight_max=%d edge_slots=%d refused=%llu "

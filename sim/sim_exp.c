@@ -102,6 +102,8 @@ static int measuring_ranks(sim_world_t *w, int measure, int *out)
 
 int sim_hotspot(sim_world_t *w, const sim_hot_opts_t *o, FILE *out)
 {
+    if (o->lazy_answers && !w->conn.on && sim_conn_init(w) != 0)
+        return -1;
     int *ms = malloc((size_t)w->prm.nproc * sizeof *ms);
     if (!ms)
         return -1;

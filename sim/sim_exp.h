@@ -21,6 +21,9 @@ typedef struct sim_hot_opts {
     int pattern;               /* connect: SIM_PAT_*                         */
     int k;                     /* connect: nodes of a clique                 */
     int mode;                  /* connect: SIM_MODE_*                        */
+    int lazy_answers;          /* hotspot: a server answers straight only the
+                                  clients that connected to it, others back
+                                  along their route (ARMADA_CONNECT=lazy)    */
 } sim_hot_opts_t;
 
 int sim_hotspot(sim_world_t *w, const sim_hot_opts_t *o, FILE *out);

@@ -34,6 +34,7 @@ static void usage(const char *why)
             "                   [--edge-slots 4] [--dims XxY] [--combine 0|1] [--split 0|1]\n"
             "           hotspot --topology T --procs N --ppn P --op fadd|putv --level L\n"
             "                   [--iters 20] [--measure K] [--hammers after|spread]\n"
+            "                   [--connect eager|lazy]\n"
             "           hot100  --topology T --procs N --ppn P [--ops 10] [--iters 100]\n"
             "                   [--per-rank 0|1]\n"
             "           connect --topology T --procs N --ppn P --pattern all|clique|hotspot|random\n"
@@ -144,6 +145,7 @@ static void exp_opt(cli_t *c, const char *o, const char *v)
     else if (!strcmp(o, "--pattern")) c->h.pattern = pick(o, v, "all|clique|hotspot|random");
     else if (!strcmp(o, "--mode")) c->h.mode = pick(o, v, "lazy|eager|edges");
     else if (!strcmp(o, "--per-rank")) c->h.per_rank = (int)num(o, v, 0, 1);
+    else if (!strcmp(o, "--connect")) c->h.lazy_answers = pick(o, v, "eager|lazy");
     else if (!strcmp(o, "--hammers")) {
         if (!v || (strcmp(v, "after") && strcmp(v, "spread")))
             usage("--hammers: after or spread");

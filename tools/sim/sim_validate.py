@@ -126,7 +126,9 @@ def sim_specs(opts, keys):
                           "meta": {"procs": n, "topo": t, "op": op, "level": lv, "seed": sd},
                           "args": (["--seed", sd] if sd is not None else []) +
                                   ["hotspot", "--topology", t, "--procs", n, "--ppn", 1,
-                                   "--op", op, "--level", lv, "--hammers", "after"]})
+                                   "--op", op, "--level", lv, "--hammers", "after"] +
+                                  (["--connect", opts.connect]
+                                   if getattr(opts, "connect", None) else [])})
     return specs
 
 
@@ -267,6 +269,9 @@ def main(argv=None):
                     help="the first simulator seed (armada-sim's own default if absent)")
     ap.add_argument("--seeds", type=int, default=5,
                     help="simulator seeds per cell, the median taken (5)")
+    ap.add_argument("--connect", default=None, choices=("eager", "lazy"),
+                    help="armada-sim hotspot --connect: what the measured runtime used "
+                         "(ARMADA_CONNECT; the simulator's default is eager)")
     ap.add_argument("--levels", default="0,11,20,100")
     ap.add_argument("--ops", default="fadd,putv")
     ap.add_argument("--topologies", default="fcg,mfcg")
