@@ -54,8 +54,6 @@ typedef struct armada_stats {
     uint64_t server_fwd_combined;    /* fetch-and-adds it folded into others */
     uint64_t server_fwd_in_requests; /* requests that reached it forwarded   */
     uint64_t server_fwd_in_messages; /* messages those arrived in            */
-    uint64_t server_fwd_in_early;    /* of them, ones that overtook an earlier
-                                        one of their edge (served after it)  */
     uint64_t server_split_sent;      /* combined answers sent as one message  */
     uint64_t server_split_replies;   /* origins it answered for a target      */
     /* Connections (ARMADA_CONNECT): endpoints this process created, by kind,
@@ -73,6 +71,9 @@ typedef struct armada_stats {
                                         server thread included (as of the
                                         call; at ARMCI_Finalize for the
                                         ARMADA_STATS line)                  */
+    uint64_t server_fwd_in_early;    /* forwarded messages that reached its
+                                        server ahead of an earlier one of
+                                        their edge (served after it)        */
 } armada_stats_t;
 
 /* Copies this process's counters into *out. Returns 0, or -1 when ARMCI is

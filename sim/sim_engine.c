@@ -265,6 +265,27 @@ void sim_world_fini(sim_world_t *w)
     memset(w, 0, sizeof *w);
 }
 
+/* With ARMADA_SIM_SERVERS set: each server's counters, CPU, passes and
+ * wake-ups (SIMSRV lines), to set beside the runtime's ARMADA_STATS. */
+static void print_servers(const sim_world_t *w, FILE *out)
+{
+    if (!getenv("ARMADA_SIM_SERVERS"))
+        return;
+    for (int k = 0; k < w->nnodes; k++) {
+        const sim_node_t *n = &w->nodes[k];
+        const arm_server_stats_t *st = &n->srv->stats;
+        fprintf(out, "SIMSRV node=%d requests=%llu fwd_requests=%llu fwd_messages=%llu "
+                "fwd_combined=%llu fwd_in_messages=%llu split_sent=%llu split_replies=%llu "
+                "relayed=%llu cpu_us=%.1f passes=%ld wakes=%ld\n", k,
+                (unsigned long long)st->requests,
+                (unsigned long long)st->fwd_requests, (unsigned long long)st->fwd_messages,
+                (unsigned long long)st->fwd_combined,
+                (unsigned long long)st->fwd_in_messages, (unsigned long long)st->split_sent,
+                (unsigned long long)st->split_replies, (unsigned long long)st->relayed,
+                n->cpu_us, n->passes, n->wakes);
+    }
+}
+
 /* The invariants of a run: every operation completed, every fetch-and-add
  * value handed out once, no request beyond a credit, nothing refused. */
 int sim_check(sim_world_t *w, FILE *out)
@@ -286,20 +307,7 @@ int sim_check(sim_world_t *w, FILE *out)
     int ok = stuck == 0 && seen == w->fadd_issued && (uint64_t)counter == w->fadd_issued &&
              w->fadd_dup == 0 && w->fadd_range == 0 && w->credit_over == 0 &&
              w->edge_over == 0 && refused == 0 && lost == 0 && w->nheap == 0;
-    if (getenv("ARMADA_SIM_SERVERS"))
-        for (int k = 0; k < w->nnodes; k++) {
-            const sim_node_t *n = &w->nodes[k];
-            const arm_server_stats_t *st = &n->srv->stats;
-            fprintf(out, "SIMSRV node=%d requests=%llu fwd_requests=%llu fwd_messages=%llu "
-                    "fwd_combined=%llu fwd_in_messages=%llu split_sent=%llu split_replies=%llu "
-                    "relayed=%llu cpu_us=%.1f passes=%ld wakes=%ld\n", k,
-                    (unsigned long long)st->requests,
-                    (unsigned long long)st->fwd_requests, (unsigned long long)st->fwd_messages,
-                    (unsigned long long)st->fwd_combined,
-                    (unsigned long long)st->fwd_in_messages, (unsigned long long)st->split_sent,
-                    (unsigned long long)st->split_replies, (unsigned long long)st->relayed,
-                    n->cpu_us, n->passes, n->wakes);
-        }
+    print_servers(w, out);
     fprintf(out, "SIMCHECK stuck=%d fadd_issued=%llu fadd_values=%llu counter=%d fadd_dup=%llu "
             "credit_over=%llu edge_over=%llu edge_inflight_max=%d edge_slots=%d refused=%llu "
             "lost=%llu ok=%d\n", stuck, (unsigned long long)w->fadd_issued,

@@ -32,6 +32,7 @@ import argparse
 import datetime
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -104,15 +105,11 @@ def sim_cells(runs):
             "hammers": next((x["hammers"] for x in recs if "hammers" in x), None)})
     out = {}
     for key, cells in per.items():
-        cells = [c for c in cells if c["us"] is not None]
-        if not cells:
-            continue
-        cells.sort(key=lambda c: c["us"])
-        mid = cells[(len(cells) - 1) // 2] if len(cells) % 2 else None
-        us = mid["us"] if mid else 0.5 * (cells[len(cells) // 2 - 1]["us"] +
-                                           cells[len(cells) // 2]["us"])
-        pick = mid or cells[len(cells) // 2]
-        out[key] = dict(pick, us=us, seed_values=[c["us"] for c in cells])
+        cells = sorted((c for c in cells if c["us"] is not None), key=lambda c: c["us"])
+        if cells:
+            values = [c["us"] for c in cells]
+            out[key] = dict(cells[len(cells) // 2], us=statistics.median(values),
+                            seed_values=values)
     return out
 
 
@@ -153,6 +150,13 @@ def compare(measured, simulated, keys):
     return rows
 
 
+def span(values):
+    """lowest-highest (count) of several values; "-" for fewer than two."""
+    if len(values) < 2:
+        return "-"
+    return "%s-%s (%d)" % (sim_study.fmt(min(values)), sim_study.fmt(max(values)), len(values))
+
+
 def report_md(rows, meta, model):
     L = ["# armada-sim validation: hot-spot mean per-operation time, simulated against measured",
          ""]
@@ -184,14 +188,9 @@ def report_md(rows, meta, model):
         if (r["measured_hammers"] is not None and r["sim_hammers"] is not None
                 and r["measured_hammers"] != r["sim_hammers"]):
             hm += " (differ)"
-        mr = r["measured_runs"]
-        spread = "%s-%s (%d)" % (sim_study.fmt(min(mr)), sim_study.fmt(max(mr)), len(mr)) \
-            if len(mr) > 1 else "-"
-        ss = r["sim_seeds"]
-        sspread = "%s-%s (%d)" % (sim_study.fmt(min(ss)), sim_study.fmt(max(ss)), len(ss)) \
-            if len(ss) > 1 else "-"
         body.append([r["np"], r["topology"], r["op"], r["level"], hm,
-                     sim_study.fmt(r["measured_us"]), spread, sim_study.fmt(r["sim_us"]), sspread,
+                     sim_study.fmt(r["measured_us"]), span(r["measured_runs"]),
+                     sim_study.fmt(r["sim_us"]), span(r["sim_seeds"]),
                      sim_study.fmt(r["ratio"]),
                      "-" if r["within"] is None else ("yes" if r["within"] else "no")])
     L += sim_study.md_table(head, body)
