@@ -74,6 +74,8 @@ typedef struct armada_stats {
     uint64_t server_fwd_in_early;    /* forwarded messages that reached its
                                         server ahead of an earlier one of
                                         their edge (served after it)        */
+    uint64_t agent_jobs;             /* non-blocking calls its progress agent
+                                        carried (ARMADA_NB_AGENT)           */
 } armada_stats_t;
 
 /* Copies this process's counters into *out. Returns 0, or -1 when ARMCI is

@@ -10,13 +10,15 @@
 #include "core/arm_ops.h"
 
 /* ---- non-blocking handles ----------------------------------------------------
- * Same-node operations complete before they return. Between nodes, puts and
- * accumulates complete locally before they return (remote completion is the
- * job of Fence), while gets stay outstanding until waited on: the handle's
- * target holds -token of the call's outstanding gets (arm_op_nb_*), or the
- * target rank + 1 once nothing is outstanding. An aggregate handle gathers
- * several calls: waiting on it completes every outstanding get. A NULL
- * handle is the implicit one, completed by WaitProc and WaitAll. */
+ * Same-node operations complete before they return. Between nodes, a call
+ * stays outstanding until waited on when something of it is left: a get's
+ * reply, or a transfer the progress agent carries (decision 056); smaller
+ * puts and accumulates complete locally before they return (remote
+ * completion is the job of Fence). The handle's target holds -token of the
+ * call's outstanding work (arm_op_nb_*), or the target rank + 1 once nothing
+ * is outstanding. An aggregate handle gathers several calls: waiting on it
+ * completes every outstanding call. A NULL handle is the implicit one,
+ * completed by WaitProc and WaitAll. */
 void ARMCI_INIT_HANDLE(armci_hdl_t *hdl)
 {
     if (hdl) {
@@ -35,13 +37,7 @@ void ARMCI_UNSET_AGGREGATE_HANDLE(armci_hdl_t *handle)
         handle->aggregate = 0;
 }
 
-static inline void note_handle(armci_hdl_t *hdl, int proc)
-{
-    if (hdl && !hdl->aggregate)
-        hdl->target = proc + 1;
-}
-
-static inline void note_get(armci_hdl_t *hdl, int proc)
+static inline void note_nb(armci_hdl_t *hdl, int proc)
 {
     int token = arm_op_nb_end();
     if (hdl && !hdl->aggregate)
@@ -50,29 +46,32 @@ static inline void note_get(armci_hdl_t *hdl, int proc)
 
 int PARMCI_NbPut(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
+    arm_op_nb_begin();
     PARMCI_Put(src, dst, bytes, proc);
-    note_handle(hdl, proc);
+    note_nb(hdl, proc);
     return 0;
 }
 int PARMCI_NbGet(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
     arm_op_nb_begin();
     PARMCI_Get(src, dst, bytes, proc);
-    note_get(hdl, proc);
+    note_nb(hdl, proc);
     return 0;
 }
 int PARMCI_NbAcc(int datatype, void *scale, void *src, void *dst, int bytes, int proc,
                  armci_hdl_t *hdl)
 {
+    arm_op_nb_begin();
     PARMCI_Acc(datatype, scale, src, dst, bytes, proc);
-    note_handle(hdl, proc);
+    note_nb(hdl, proc);
     return 0;
 }
 int PARMCI_NbPutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
                   int count[], int stride_levels, int proc, armci_hdl_t *hdl)
 {
+    arm_op_nb_begin();
     PARMCI_PutS(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc);
-    note_handle(hdl, proc);
+    note_nb(hdl, proc);
     return 0;
 }
 int PARMCI_NbGetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
@@ -80,36 +79,39 @@ int PARMCI_NbGetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_str
 {
     arm_op_nb_begin();
     PARMCI_GetS(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc);
-    note_get(hdl, proc);
+    note_nb(hdl, proc);
     return 0;
 }
 int PARMCI_NbAccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[],
                   void *dst_ptr, int dst_stride_ar[], int count[], int stride_levels,
                   int proc, armci_hdl_t *hdl)
 {
+    arm_op_nb_begin();
     PARMCI_AccS(datatype, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
                 stride_levels, proc);
-    note_handle(hdl, proc);
+    note_nb(hdl, proc);
     return 0;
 }
 int PARMCI_NbPutV(armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *handle)
 {
+    arm_op_nb_begin();
     PARMCI_PutV(iov, iov_len, proc);
-    note_handle(handle, proc);
+    note_nb(handle, proc);
     return 0;
 }
 int PARMCI_NbGetV(armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *handle)
 {
     arm_op_nb_begin();
     PARMCI_GetV(iov, iov_len, proc);
-    note_get(handle, proc);
+    note_nb(handle, proc);
     return 0;
 }
 int PARMCI_NbAccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int proc,
                   armci_hdl_t *handle)
 {
+    arm_op_nb_begin();
     PARMCI_AccV(datatype, scale, iov, iov_len, proc);
-    note_handle(handle, proc);
+    note_nb(handle, proc);
     return 0;
 }
 

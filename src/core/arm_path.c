@@ -33,6 +33,9 @@ void arm_path_settings_init(arm_path_settings_t *s, size_t slot_size, size_t bat
     size_t room = slot_size > batch_ent + 8 ? (slot_size - batch_ent) & ~(size_t)7 : 0;
     s->batch_max_op = min_size((size_t)arm_config.batch_max_op, room);
     s->copy_put_max = min_size((size_t)arm_config.copy_put_max, slot_size);
+    s->strided_rma_min = (size_t)arm_config.strided_rma_min;
+    s->agent = arm_config.nb_agent != 0;
+    s->agent_min = (size_t)arm_config.nb_agent_min;
 }
 
 static int contig_via_rma(arm_path_family_t fam, size_t n, unsigned caps, int srv_dirty,
@@ -112,6 +115,47 @@ arm_path_t arm_path_choose(arm_path_family_t fam, size_t n, unsigned caps, int s
         break;
     }
     return path(ARM_PROTO_SERVER, 0);
+}
+
+/* Chunks go by RMA where the transport moves them without a copy through
+ * the target's CPU (native RMA, or UCX's zero-copy put/get, e.g. cma), or
+ * when RMA is forced, from strided_rma_min bytes a chunk: below, a request
+ * to the server per chunk, or the chunks packed into a few requests, is
+ * cheaper than an RMA operation per chunk. One chunk is a contiguous
+ * transfer and takes the contiguous rule. */
+arm_path_t arm_path_choose_chunks(arm_path_family_t fam, int put, size_t chunk, size_t count,
+                                  unsigned caps, int srv_dirty, const arm_path_settings_t *s)
+{
+    arm_path_t seg = path(ARM_PROTO_SEG, 0), rma = path(ARM_PROTO_RMA, 0);
+    (void)fam;
+    if (caps & ARM_PATH_CAP_NO_DIRECT)
+        return seg;
+    if (count <= 1)
+        return contig_via_rma(put ? ARM_FAM_PUT : ARM_FAM_GET, chunk, caps, srv_dirty, s)
+               ? rma : seg;
+    if (s->rma_mode == ARM_PATH_FORCE_SERVER || chunk < s->strided_rma_min)
+        return seg;
+    if (s->rma_mode == ARM_PATH_FORCE_RMA ||
+        (caps & (ARM_PATH_CAP_RMA_NATIVE | ARM_PATH_CAP_RMA_ZCOPY)))
+        return rma;
+    return seg;
+}
+
+/* A transfer from agent_min bytes on: below it, what the call does before
+ * it returns (a copy into a request, or a get's request sent) costs less
+ * than handing it over. Locks, fences and read-modify-write wait anyway. */
+int arm_path_offload(arm_path_family_t fam, size_t n, const arm_path_settings_t *s)
+{
+    switch (fam) {
+    case ARM_FAM_PUT:
+    case ARM_FAM_GET:
+    case ARM_FAM_ACC:
+    case ARM_FAM_STRIDED:
+    case ARM_FAM_VECTOR:
+        return s->agent && n >= s->agent_min;
+    default:
+        return 0;
+    }
 }
 
 const char *arm_proto_name(arm_proto_t p)

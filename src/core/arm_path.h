@@ -62,6 +62,9 @@ typedef struct arm_path_settings {
     size_t batch_max_op;           /* <= what one batch entry in a slot holds */
     size_t copy_put_max;           /* <= slot_size                            */
     size_t eager_write_max;
+    size_t strided_rma_min;        /* ARMADA_STRIDED_RMA_MIN                  */
+    int    agent;                  /* ARMADA_NB_AGENT                         */
+    size_t agent_min;              /* ARMADA_NB_AGENT_MIN                     */
 } arm_path_settings_t;
 
 typedef struct arm_path {
@@ -81,6 +84,19 @@ void arm_path_settings_init(arm_path_settings_t *s, size_t slot_size, size_t bat
  * yet fenced. */
 arm_path_t arm_path_choose(arm_path_family_t fam, size_t n, unsigned caps, int srv_dirty,
                            const arm_path_settings_t *s);
+
+/* The path of a strided or vector transfer (fam: ARM_FAM_STRIDED or
+ * _VECTOR; put: it writes) of count contiguous chunks of chunk bytes each:
+ * ARM_PROTO_RMA (each chunk by the transport's own put or get, straight
+ * between the user's memory and the target's segment, a few in flight:
+ * gemini III-B2) or ARM_PROTO_SEG (packed into requests to the server). */
+arm_path_t arm_path_choose_chunks(arm_path_family_t fam, int put, size_t chunk, size_t count,
+                                  unsigned caps, int srv_dirty, const arm_path_settings_t *s);
+
+/* Whether a non-blocking call of family fam moving n bytes to another node
+ * is handed to the progress agent (decision 056), which runs it while the
+ * caller computes, rather than run before the call returns. */
+int arm_path_offload(arm_path_family_t fam, size_t n, const arm_path_settings_t *s);
 
 const char *arm_proto_name(arm_proto_t p);
 

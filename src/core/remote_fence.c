@@ -59,6 +59,7 @@ static void locked_fence(int proc)
     if (!arm_rc.active)
         return;
     int node = arm_core.node_of[proc];
+    arm_rem_agent_order("ARMCI_Fence", node);
     if (arm_rc.srv_dirty[node] || arm_rc.rma_dirty[node]) {
         fence_node(node, 1);
         COUNT(ARMADA_OP_FENCE, ARMADA_PATH_SERVER, 0);
@@ -74,6 +75,8 @@ static void locked_fence_all(void)
 {
     if (!arm_rc.active)
         return;
+    if (arm_rc.agent && !arm_rem_in_agent)
+        arm_rem_agent_drain("ARMCI_AllFence", -1);
     /* Costs what is outstanding: only nodes written since their last fence. */
     while (arm_rc.ndirty > 0)
         fence_node(arm_rc.dirty_list[--arm_rc.ndirty], 0);

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "arm_build_config.h"
 #if ARMADA_HAVE_UCX
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/remote_int.h"
@@ -291,7 +292,8 @@ arm_status_t arm_remote_init(arm_core_t *c)
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
     arm_rc.mt = level == MPI_THREAD_MULTIPLE;
-    if (arm_rc.mt && pthread_mutex_init(&arm_rc.lock, NULL) != 0)
+    arm_rc.locking = arm_rc.mt || arm_config.nb_agent;
+    if (arm_rc.locking && pthread_mutex_init(&arm_rc.lock, NULL) != 0)
         return ARM_ERR_SYSTEM;
     arm_rc.slot_size = (size_t)arm_config.slot_size;
     arm_rc.depth = arm_config.pipeline_depth < OP_POOL / 2 ? (int)arm_config.pipeline_depth
@@ -315,6 +317,8 @@ arm_status_t arm_remote_init(arm_core_t *c)
     if (arm_net_is_leader(arm_rc.net) && (st = start_server(c, server_yield_after)) != ARM_OK)
         return st;
     arm_rc.active = 1;
+    if (arm_config.nb_agent && (st = arm_rem_agent_start()) != ARM_OK)
+        return st;
     if (arm_config.stats && c->me == 0)
         log_paths(c, server_yield_after);
     return ARM_OK;
@@ -331,6 +335,7 @@ void arm_remote_conn_stats(armada_stats_t *s)
     s->eps_server_to_server = arm_rc.srv_eps_s;
     s->connect_ns = (uint64_t)(1e9 * (ns.connect_time_s + arm_rc.srv_connect_s));
     s->endpoints = s->eps_client_to_server + s->eps_server_to_client + s->eps_server_to_server;
+    s->agent_jobs = atomic_load_explicit(&arm_rc.agent_jobs, memory_order_relaxed);
 }
 
 void arm_rem_release_rkeys(remote_alloc_t *ra)
@@ -362,6 +367,7 @@ void arm_remote_finalize(arm_core_t *c)
 {
     if (!arm_rc.active)
         return;
+    arm_rem_agent_stop();
     for (arm_alloc_t *a = c->allocs; a; a = a->next)
         if (a->remote)
             arm_rem_release_rkeys(a->remote);
@@ -417,7 +423,7 @@ void arm_remote_finalize(arm_core_t *c)
     free(arm_rc.inject_buf);
     free(arm_rc.rma_dirty);
     free(arm_rc.dirty_list);
-    if (arm_rc.mt)
+    if (arm_rc.locking)
         pthread_mutex_destroy(&arm_rc.lock);
     memset(&arm_rc, 0, sizeof arm_rc);
 }

@@ -21,7 +21,8 @@
 #include "util/arm_timer.h"
 
 #define OP_POOL 32
-#define NB_MAX 64            /* non-blocking gets outstanding (> OP_POOL: one is always free) */
+#define NB_MAX 256           /* non-blocking calls outstanding: gets, and transfers the
+                                agent carries (remote_agent.c) */
 #define NOREPLY_RING 1024    /* detached requests remembered for refusals */
 #define NB_GEN_MASK 0xfffffu
 
@@ -100,7 +101,9 @@ typedef struct arm_remote_ctx {
      * arrive, so an entry is free again once live drops to 0. */
     struct {
         uint32_t gen;
-        int live;               /* requests still outstanding               */
+        int live;               /* requests (and agent jobs) outstanding    */
+        int jobs;               /* of which agent jobs: no deadline of their
+                                   own, the agent's waits have theirs       */
         int proc;               /* target, for ARMCI_WaitProc               */
     } nb[NB_MAX];
     int nb_next;
@@ -111,8 +114,12 @@ typedef struct arm_remote_ctx {
         const char *call, *arg;
         int target;
     } noreply[NOREPLY_RING];
-    int mt;                     /* MPI_THREAD_MULTIPLE granted: one lock    */
-    pthread_mutex_t lock;       /* serializes the client's path when mt     */
+    int mt;                     /* MPI_THREAD_MULTIPLE granted              */
+    int locking;                /* mt, or the agent runs: one lock          */
+    pthread_mutex_t lock;       /* serializes the client's path when locking */
+    struct arm_rem_agent *agent; /* the progress agent, or NULL             */
+    int *agent_pending;         /* node -> calls queued at or run by the agent */
+    _Atomic uint64_t agent_jobs; /* jobs the agent has carried              */
     int inject;                 /* ARMADA_TEST_INJECT, until used           */
     char *inject_buf;           /* oversize injection: 2 slots              */
 } arm_remote_ctx_t;
@@ -134,14 +141,55 @@ void arm_rem_lock_restore(int depth);
 
 static inline void arm_rem_enter(void)
 {
-    if (arm_rc.mt)
+    if (arm_rc.locking)
         arm_rem_lock_take();
 }
 
 static inline void arm_rem_leave(void)
 {
-    if (arm_rc.mt)
+    if (arm_rc.locking)
         arm_rem_lock_drop();
+}
+
+/* remote_agent.c: the progress agent (decision 056). A non-blocking
+ * transfer to another node that it takes is queued as a job and returns;
+ * the agent thread runs the blocking protocol of the call meanwhile, and
+ * the call's non-blocking entry stays live until the job is done. */
+typedef enum arm_rem_job_kind {
+    ARM_JOB_PUT, ARM_JOB_GET, ARM_JOB_ACC, ARM_JOB_STRIDED, ARM_JOB_VECTOR
+} arm_rem_job_kind_t;
+
+typedef struct arm_rem_job {
+    arm_rem_job_kind_t kind;
+    const char *call;
+    int op, type, proc, levels, nb;
+    unsigned char scale[16];
+    void *src, *dst;                 /* PUT/ACC: src local; GET: dst local      */
+    const arm_slice_t *slice;        /* PUT/GET/ACC: the remote allocation      */
+    uintptr_t addr;                  /* PUT/ACC: dst, GET: src (remote)         */
+    size_t n;                        /* bytes (VECTOR: per segment)             */
+    int src_stride[ARM_MAX_STRIDE_LEVELS], dst_stride[ARM_MAX_STRIDE_LEVELS];
+    int count[ARM_MAX_STRIDE_LEVELS + 1];
+    void **vec;                      /* VECTOR: 2 x n pointers (src, then dst)  */
+    int vn;
+} arm_rem_job_t;
+
+extern _Thread_local int arm_rem_in_agent;
+
+arm_status_t arm_rem_agent_start(void);
+void arm_rem_agent_stop(void);
+/* Whether a call of family fam moving n bytes to node goes to the agent:
+ * inside a non-blocking call only, and always once the node has jobs
+ * queued (the calls to a node keep their order). */
+int arm_rem_agent_takes(arm_path_family_t fam, size_t n, int node);
+void arm_rem_agent_submit(const arm_rem_job_t *job);
+int arm_rem_agent_busy(void);   /* jobs queued or running */
+/* Waits until the agent has no job for node (-1: none at all). */
+void arm_rem_agent_drain(const char *call, int node);
+static inline void arm_rem_agent_order(const char *call, int node)
+{
+    if (arm_rc.agent && !arm_rem_in_agent && arm_rc.agent_pending[node])
+        arm_rem_agent_drain(call, node);
 }
 
 /* ARMADA_CONNECT, in the order of its choices. */
@@ -167,6 +215,7 @@ static inline arm_path_t arm_rem_path(arm_path_family_t fam, size_t n, int node)
 #define COUNT(op, path, n) ARM_COUNT(op, path, n)
 
 /* remote_wait.c */
+void arm_rem_wake_sleepers(void);
 int arm_rem_wait_step(int *idle, double *since, int sleep_ms);
 void arm_rem_wait_on(const volatile int *v, int until_zero, const char *call, int node,
                      int bounded);

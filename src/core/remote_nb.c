@@ -1,4 +1,5 @@
-/* Non-blocking gets (decision 011). */
+/* Non-blocking calls: gets that complete as their replies arrive (decision
+ * 011), and transfers the agent carries (remote_agent.c, decision 056). */
 #define _POSIX_C_SOURCE 200809L
 #include "arm_build_config.h"
 #if ARMADA_HAVE_UCX
@@ -28,12 +29,19 @@ void arm_remote_nb_begin(void)
     if (!arm_rc.active)
         return;
     arm_rem_enter();    /* held until arm_remote_nb_end */
-    int i = arm_rc.nb_next;
-    while (arm_rc.nb[i].live)          /* at most OP_POOL entries are live */
+    int i = arm_rc.nb_next, idle = 0, tried = 0;
+    double since = 0.0;
+    while (arm_rc.nb[i].live) {
+        /* Gets hold at most OP_POOL entries; agent jobs may hold the rest,
+         * and the agent frees them. */
         i = (i + 1) % NB_MAX;
+        if (++tried % NB_MAX == 0)
+            arm_rem_wait_step(&idle, &since, 10);
+    }
     arm_rc.nb_next = (i + 1) % NB_MAX;
     arm_rc.nb[i].gen++;
     arm_rc.nb[i].proc = -1;
+    arm_rc.nb[i].jobs = 0;
     arm_rem_nb_cur = i + 1;
 }
 
@@ -76,7 +84,7 @@ static void locked_nb_wait(const char *call, int token)
 {
     int i = nb_entry(token);
     if (i >= 0)
-        arm_rem_wait_on(&arm_rc.nb[i].live, 1, call, arm_rc.nb[i].proc, 1);
+        arm_rem_wait_on(&arm_rc.nb[i].live, 1, call, arm_rc.nb[i].proc, !arm_rc.nb[i].jobs);
 }
 
 static void locked_nb_wait_proc(const char *call, int proc)
@@ -85,7 +93,8 @@ static void locked_nb_wait_proc(const char *call, int proc)
         return;
     for (int i = 0; i < NB_MAX; i++)
         if (arm_rc.nb[i].live && (proc < 0 || arm_rc.nb[i].proc == proc))
-            arm_rem_wait_on(&arm_rc.nb[i].live, 1, call, arm_rc.nb[i].proc, 1);
+            arm_rem_wait_on(&arm_rc.nb[i].live, 1, call, arm_rc.nb[i].proc,
+                            !arm_rc.nb[i].jobs);
 }
 int arm_remote_nb_test(int token)
 {

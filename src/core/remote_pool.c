@@ -119,8 +119,8 @@ int arm_rem_op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_
     /* A blocking request without payload rides the one sync slot: no credit.
      * A process has one such request outstanding at most (it waits for it),
      * unless several threads issue them (MPI_THREAD_MULTIPLE): then every
-     * request takes a credit. */
-    int sync = !arm_rc.mt && !nb && iovcnt == 0 && want_reply &&
+     * request takes a credit; so do the progress agent's. */
+    int sync = !arm_rc.mt && !arm_rem_in_agent && !nb && iovcnt == 0 && want_reply &&
                (kind == ARM_SRV_GET || kind == ARM_SRV_RMW || kind == ARM_SRV_FENCE ||
                 kind == ARM_SRV_LOCK || kind == ARM_SRV_TRYLOCK);
     op->call = call;

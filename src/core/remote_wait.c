@@ -5,9 +5,49 @@
 #define _POSIX_C_SOURCE 200809L
 #include "arm_build_config.h"
 #if ARMADA_HAVE_UCX
+#include <poll.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <time.h>
 #include "core/remote_int.h"
+
+/* Threads asleep on the client worker's event descriptor without the lock
+ * (shared_idle): one that progresses the worker wakes them, since the
+ * event one of them waits for may be among those it took. */
+static atomic_int sleepers;
+
+void arm_rem_wake_sleepers(void)
+{
+    if (atomic_load_explicit(&sleepers, memory_order_relaxed))
+        arm_net_wakeup(arm_rc.w);
+}
+
+/* Idle step while the agent has work (and in the agent): the worker is
+ * armed under the lock, then the thread sleeps on its event descriptor
+ * without it, so that the other thread may progress meanwhile. The agent
+ * sleeps 1 ms at most: an event another thread took before it slept does
+ * not wake it. Returns 1 when it slept. */
+static int shared_idle(int *idle, int sleep_ms)
+{
+    if (++*idle < arm_rc.spins) {
+        if (*idle % 8 == 0) {
+            int d = arm_rem_lock_release_all();
+            sched_yield();
+            arm_rem_lock_restore(d);
+        }
+        return 0;
+    }
+    *idle = 0;
+    if (arm_net_arm(arm_rc.w) != ARM_OK)
+        return 0;                       /* events pending: progress them */
+    atomic_fetch_add_explicit(&sleepers, 1, memory_order_relaxed);
+    int d = arm_rem_lock_release_all();
+    struct pollfd p = { arm_net_worker_efd(arm_rc.w), POLLIN, 0 };
+    (void)poll(&p, 1, arm_rem_in_agent || sleep_ms < 1 ? 1 : sleep_ms);
+    arm_rem_lock_restore(d);
+    atomic_fetch_sub_explicit(&sleepers, 1, memory_order_relaxed);
+    return 1;
+}
 
 /* Idle step under MPI_THREAD_MULTIPLE: the worker belongs to whichever
  * thread holds the lock, so a waiting thread does not sleep on its event
@@ -37,8 +77,12 @@ int arm_rem_wait_step(int *idle, double *since, int sleep_ms)
 {
     if (arm_net_progress(arm_rc.w)) {
         *idle = 0;
+        if (arm_rc.agent)
+            arm_rem_wake_sleepers();
         return 0;
     }
+    if (arm_rem_in_agent || (!arm_rc.mt && arm_rem_agent_busy()))
+        return shared_idle(idle, sleep_ms);
     if (arm_rc.mt)
         return mt_idle(idle, sleep_ms);
     return arm_net_idle(arm_rc.w, idle, since, arm_rc.spins, sleep_ms, NULL);

@@ -90,6 +90,17 @@
       "request up to this size, a rendezvous beyond (decision 013).") \
     X(pipeline_depth, "PIPELINE_DEPTH", INT, "4", NULL, PROTOCOLS, \
       "Chunks of one large strided or vector transfer kept in flight at once.") \
+    X(strided_rma_min, "STRIDED_RMA_MIN", SIZE, "4k", NULL, PROTOCOLS, \
+      "Strided and vector chunks from this size on go by the transport's put or get " \
+      "straight to the target's segment, ARMADA_PIPELINE_DEPTH in flight, where it moves " \
+      "them without a copy (or RMA is forced); smaller ones are packed through the server " \
+      "(decision 057).") \
+    X(nb_agent, "NB_AGENT", BOOL, "1", NULL, PROTOCOLS, \
+      "A progress thread per process carries non-blocking transfers to other nodes while " \
+      "the caller computes; it sleeps when it has none (decision 056).") \
+    X(nb_agent_min, "NB_AGENT_MIN", SIZE, "16k", NULL, PROTOCOLS, \
+      "Non-blocking transfers from this size on go to the progress agent; smaller ones " \
+      "are issued before the call returns (decision 056).") \
     X(log_level, "LOG_LEVEL", ENUM, "warn", "error|warn|info|debug", DIAGNOSTICS, \
       "Least severe message printed.") \
     X(stats, "STATS", BOOL, "0", NULL, DIAGNOSTICS, \

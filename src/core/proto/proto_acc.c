@@ -52,7 +52,16 @@ void arm_remote_acc(const char *call, int type, const void *scale, const void *s
                     const arm_slice_t *s, uintptr_t dst, size_t n, int proc)
 {
     arm_rem_enter();
-    locked_acc(call, type, scale, src, s, dst, n, proc);
+    int node = arm_core.node_of[proc];
+    if (arm_rem_agent_takes(ARM_FAM_ACC, n, node)) {
+        arm_rem_job_t j = { .kind = ARM_JOB_ACC, .call = call, .type = type, .proc = proc,
+                            .src = (void *)src, .slice = s, .addr = dst, .n = n };
+        memcpy(j.scale, scale, arm_acc_scale_size(type));
+        arm_rem_agent_submit(&j);
+    } else {
+        arm_rem_agent_order(call, node);
+        locked_acc(call, type, scale, src, s, dst, n, proc);
+    }
     arm_rem_leave();
 }
 #endif /* ARMADA_HAVE_UCX */

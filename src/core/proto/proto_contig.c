@@ -115,14 +115,30 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
                     size_t n, int proc)
 {
     arm_rem_enter();
-    locked_put(call, src, s, dst, n, proc);
+    int node = arm_core.node_of[proc];
+    if (arm_rem_agent_takes(ARM_FAM_PUT, n, node)) {
+        arm_rem_job_t j = { .kind = ARM_JOB_PUT, .call = call, .proc = proc,
+                            .src = (void *)src, .slice = s, .addr = dst, .n = n };
+        arm_rem_agent_submit(&j);
+    } else {
+        arm_rem_agent_order(call, node);
+        locked_put(call, src, s, dst, n, proc);
+    }
     arm_rem_leave();
 }
 void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void *dst,
                     size_t n, int proc)
 {
     arm_rem_enter();
-    locked_get(call, s, src, dst, n, proc);
+    int node = arm_core.node_of[proc];
+    if (arm_rem_agent_takes(ARM_FAM_GET, n, node)) {
+        arm_rem_job_t j = { .kind = ARM_JOB_GET, .call = call, .proc = proc,
+                            .dst = dst, .slice = s, .addr = src, .n = n };
+        arm_rem_agent_submit(&j);
+    } else {
+        arm_rem_agent_order(call, node);
+        locked_get(call, s, src, dst, n, proc);
+    }
     arm_rem_leave();
 }
 #endif /* ARMADA_HAVE_UCX */

@@ -10,8 +10,9 @@
 static int mutex_request(const char *call, int kind, const arm_slice_t *s, uintptr_t addr,
                          int proc)
 {
-    arm_rem_batch_send(call, 0);
     int node = arm_core.node_of[proc];
+    arm_rem_agent_order(call, node);
+    arm_rem_batch_send(call, 0);
     if (arm_rc.rma_dirty[node])
         arm_remote_fence(proc);
     rop_t *o = arm_rem_op_new(kind, proc, s->raddr + (addr - s->base), 0);

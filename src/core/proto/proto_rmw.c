@@ -53,6 +53,7 @@ long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t ad
                     long value, long compare, int proc)
 {
     arm_rem_enter();
+    arm_rem_agent_order(call, arm_core.node_of[proc]);
     long r = locked_rmw(call, op, s, addr, value, compare, proc);
     arm_rem_leave();
     return r;

@@ -22,6 +22,85 @@ static void strided_piece(void *ctx, size_t soff, size_t doff, size_t len)
         arm_rem_sb_add(x->b, x->local + soff, x->rbase + doff, len);
 }
 
+/* ---- pipelined zero-copy chunks (gemini III-B2, decision 057) ------------------------
+ * Each contiguous chunk goes by the transport's own put or get, straight
+ * between the caller's memory and the target's registered segment, with at
+ * most arm_rc.depth chunks in flight; no packing copy. */
+typedef struct rma_pipe {
+    const char *call;
+    arm_net_rkey_t *rkey;
+    int proc, get, next;
+    arm_net_comp_t comp[OP_POOL / 2];
+    size_t bytes;
+} rma_pipe_t;
+
+static void pipe_init(rma_pipe_t *p, const char *call, const arm_slice_t *s, int proc, int get)
+{
+    int node = arm_core.node_of[proc];
+    p->call = call;
+    p->proc = proc;
+    p->get = get;
+    p->next = 0;
+    p->bytes = 0;
+    for (int i = 0; i < arm_rc.depth; i++)
+        arm_net_comp_init(&p->comp[i], NULL, NULL);
+    arm_rem_order_paths(node, 1);
+    p->rkey = arm_rem_rkey_for(call, s, node);
+}
+
+static void pipe_chunk(rma_pipe_t *p, char *local, uint64_t raddr, size_t len)
+{
+    arm_net_comp_t *c = &p->comp[p->next];
+    p->next = (p->next + 1) % arm_rc.depth;
+    if (c->pending)
+        arm_rem_rma_complete(p->call, ARM_INPROGRESS, c, p->proc);
+    else if (c->status != ARM_OK)
+        arm_rem_rma_complete(p->call, c->status, c, p->proc);
+    arm_net_comp_init(c, NULL, NULL);
+    arm_status_t st = p->get ? arm_net_get(p->rkey, local, len, raddr, c)
+                             : arm_net_put(p->rkey, local, len, raddr, c);
+    if (st != ARM_INPROGRESS)
+        arm_rem_rma_complete(p->call, st, c, p->proc);
+    p->bytes += len;
+}
+
+static void pipe_done(rma_pipe_t *p, int op_family)
+{
+    for (int i = 0; i < arm_rc.depth; i++)
+        if (p->comp[i].pending)
+            arm_rem_rma_complete(p->call, ARM_INPROGRESS, &p->comp[i], p->proc);
+    if (!p->get)
+        arm_rem_mark_dirty(arm_core.node_of[p->proc], arm_rc.rma_dirty);
+    COUNT(op_family, ARMADA_PATH_RMA, p->bytes);
+}
+
+typedef struct strided_pipe {
+    rma_pipe_t *p;
+    char *local;
+    uint64_t rbase;
+} strided_pipe_t;
+
+static void pipe_piece(void *ctx, size_t soff, size_t doff, size_t len)
+{
+    strided_pipe_t *x = ctx;
+    if (x->p->get)
+        pipe_chunk(x->p, x->local + doff, x->rbase + soff, len);
+    else
+        pipe_chunk(x->p, x->local + soff, x->rbase + doff, len);
+}
+
+/* The chunk path of a strided or vector call to proc's node. */
+static arm_path_t chunk_path(arm_path_family_t fam, int op, size_t chunk, size_t count,
+                             int proc)
+{
+    int node = arm_core.node_of[proc];
+    int put = op == ARMADA_OP_PUTS || op == ARMADA_OP_PUTV;
+    if (!put && op != ARMADA_OP_GETS && op != ARMADA_OP_GETV)
+        return (arm_path_t){ ARM_PROTO_SEG, 0 };   /* accumulates: the server */
+    return arm_path_choose_chunks(fam, put, chunk, count, arm_rem_caps(node),
+                                  arm_rc.srv_dirty[node] || arm_rc.fencing[node], &arm_rc.ps);
+}
+
 static void locked_strided(const char *call, int op, int type, const void *scale,
                         void *src, const int *src_stride, void *dst, const int *dst_stride,
                         const int *count, int levels, int proc)
@@ -30,6 +109,19 @@ static void locked_strided(const char *call, int op, int type, const void *scale
     int remote_is_src = op == ARMADA_OP_GETS;
     void *remote = remote_is_src ? src : dst;
     arm_slice_t *s = arm_reg_lookup(proc, (uintptr_t)remote, 0);
+    size_t nchunks = 1;
+    for (int l = 1; l <= levels; l++)
+        nchunks *= (size_t)count[l];
+    if (chunk_path(ARM_FAM_STRIDED, op, (size_t)count[0], nchunks, proc).proto ==
+        ARM_PROTO_RMA) {
+        rma_pipe_t p;
+        pipe_init(&p, call, s, proc, remote_is_src);
+        strided_pipe_t x = { &p, remote_is_src ? dst : src,
+                             s->raddr + ((uintptr_t)remote - s->base) };
+        arm_strided_for_each(levels, count, src_stride, dst_stride, pipe_piece, &x);
+        pipe_done(&p, op);
+        return;
+    }
     seg_builder_t b;
     int kind = op == ARMADA_OP_GETS ? ARM_SRV_GETSEG
              : op == ARMADA_OP_PUTS ? ARM_SRV_PUTSEG : ARM_SRV_ACCSEG;
@@ -49,6 +141,27 @@ static void locked_vector(const char *call, int op, int type, const void *scale,
     int kind = op == ARMADA_OP_GETV ? ARM_SRV_GETSEG
              : op == ARMADA_OP_PUTV ? ARM_SRV_PUTSEG : ARM_SRV_ACCSEG;
     const char *arg = remote_is_src ? "iov.src_ptr_array" : "iov.dst_ptr_array";
+    if (n > 0 && chunk_path(ARM_FAM_VECTOR, op, bytes, (size_t)n, proc).proto ==
+        ARM_PROTO_RMA) {
+        /* One pipeline per allocation the segments fall in: a run of
+         * segments in one allocation shares its remote key. */
+        rma_pipe_t p;
+        const arm_slice_t *cur = NULL;
+        for (int i = 0; i < n; i++) {
+            const void *rp = remote_is_src ? src[i] : dst[i];
+            arm_slice_t *s = arm_reg_translate(call, arg, proc, rp, bytes);
+            if (s != cur) {
+                if (cur)
+                    pipe_done(&p, op);
+                pipe_init(&p, call, s, proc, remote_is_src);
+                cur = s;
+            }
+            pipe_chunk(&p, remote_is_src ? (char *)dst[i] : (char *)src[i],
+                       s->raddr + ((uintptr_t)rp - s->base), bytes);
+        }
+        pipe_done(&p, op);
+        return;
+    }
     seg_builder_t b;
     arm_rem_sb_init(&b, call, kind, type, scale, proc);
     for (int i = 0; i < n; i++) {
@@ -64,7 +177,24 @@ void arm_remote_strided(const char *call, int op, int type, const void *scale,
                         const int *count, int levels, int proc)
 {
     arm_rem_enter();
-    locked_strided(call, op, type, scale, src, src_stride, dst, dst_stride, count, levels, proc);
+    int node = arm_core.node_of[proc];
+    size_t bytes = 1;
+    for (int l = 0; l <= levels; l++)
+        bytes *= (size_t)count[l];
+    if (arm_rem_agent_takes(ARM_FAM_STRIDED, bytes, node)) {
+        arm_rem_job_t j = { .kind = ARM_JOB_STRIDED, .call = call, .op = op, .type = type,
+                            .proc = proc, .levels = levels, .src = src, .dst = dst };
+        if (scale)
+            memcpy(j.scale, scale, arm_acc_scale_size(type));
+        memcpy(j.src_stride, src_stride, (size_t)levels * sizeof *src_stride);
+        memcpy(j.dst_stride, dst_stride, (size_t)levels * sizeof *dst_stride);
+        memcpy(j.count, count, (size_t)(levels + 1) * sizeof *count);
+        arm_rem_agent_submit(&j);
+    } else {
+        arm_rem_agent_order(call, node);
+        locked_strided(call, op, type, scale, src, src_stride, dst, dst_stride, count,
+                       levels, proc);
+    }
     arm_rem_leave();
 }
 void arm_remote_vector(const char *call, int op, int type, const void *scale,
@@ -72,7 +202,22 @@ void arm_remote_vector(const char *call, int op, int type, const void *scale,
                        int proc)
 {
     arm_rem_enter();
-    locked_vector(call, op, type, scale, src, dst, n, bytes, proc);
+    int node = arm_core.node_of[proc];
+    void **vec;
+    if (arm_rem_agent_takes(ARM_FAM_VECTOR, bytes * (size_t)n, node) &&
+        (vec = malloc(2 * (size_t)n * sizeof *vec)) != NULL) {
+        /* The pointer arrays are copied: the caller may reuse them. */
+        memcpy(vec, src, (size_t)n * sizeof *vec);
+        memcpy(vec + n, dst, (size_t)n * sizeof *vec);
+        arm_rem_job_t j = { .kind = ARM_JOB_VECTOR, .call = call, .op = op, .type = type,
+                            .proc = proc, .n = bytes, .vec = vec, .vn = n };
+        if (scale)
+            memcpy(j.scale, scale, arm_acc_scale_size(type));
+        arm_rem_agent_submit(&j);
+    } else {
+        arm_rem_agent_order(call, node);
+        locked_vector(call, op, type, scale, src, dst, n, bytes, proc);
+    }
     arm_rem_leave();
 }
 #endif /* ARMADA_HAVE_UCX */

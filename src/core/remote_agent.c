@@ -1,0 +1,171 @@
+/* The progress agent (decision 056): one thread per process that carries
+ * the process's non-blocking transfers to other nodes while the caller
+ * computes.
+ *
+ * A non-blocking put, get, accumulate, strided or vector call that the
+ * agent takes (arm_path_offload: from a size on, and every call to a node
+ * that already has jobs queued, so that a node's calls keep their order)
+ * copies its arguments, not its data, into a job and returns. The agent
+ * thread runs the call's ordinary blocking protocol: the source stays the
+ * caller's until Wait, as ARMCI allows, so the protocol sends from it
+ * directly. The call's non-blocking entry (remote_nb.c) stays live until
+ * the job is done, so Wait, Test, WaitProc and WaitAll work unchanged.
+ *
+ * The agent and the caller share the client's state under the client's
+ * lock (remote_lock.c), each holding it only while it works: a wait drops
+ * it while it sleeps on the worker's event descriptor (remote_wait.c), and
+ * the agent sleeps on a condition variable when it has no job. No thread
+ * spins. A blocking call, a fence or a lock to a node with jobs queued
+ * first waits for them (arm_rem_agent_order). */
+#define _POSIX_C_SOURCE 200809L
+#include "arm_build_config.h"
+#if ARMADA_HAVE_UCX
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/remote_int.h"
+
+_Thread_local int arm_rem_in_agent;
+
+typedef struct arm_rem_agent {
+    pthread_t thread;
+    pthread_cond_t cv;          /* a job queued, or stop                    */
+    arm_rem_job_t ring[NB_MAX];
+    unsigned head, tail;        /* jobs [head, tail) queued; head running   */
+    int stop;
+} arm_rem_agent_t;
+
+static arm_rem_agent_t agent_state;
+
+static void run_job(arm_rem_job_t *j)
+{
+    switch (j->kind) {
+    case ARM_JOB_PUT:
+        arm_remote_put(j->call, j->src, j->slice, j->addr, j->n, j->proc);
+        break;
+    case ARM_JOB_GET:
+        arm_remote_get(j->call, j->slice, j->addr, j->dst, j->n, j->proc);
+        break;
+    case ARM_JOB_ACC:
+        arm_remote_acc(j->call, j->type, j->scale, j->src, j->slice, j->addr, j->n, j->proc);
+        break;
+    case ARM_JOB_STRIDED:
+        arm_remote_strided(j->call, j->op, j->type, j->scale, j->src, j->src_stride, j->dst,
+                           j->dst_stride, j->count, j->levels, j->proc);
+        break;
+    case ARM_JOB_VECTOR:
+        arm_remote_vector(j->call, j->op, j->type, j->scale, (const void *const *)j->vec,
+                          j->vec + j->vn, j->vn, j->n, j->proc);
+        free(j->vec);
+        break;
+    }
+}
+
+static void *agent_main(void *arg)
+{
+    arm_rem_agent_t *ag = arg;
+    arm_rem_in_agent = 1;
+    arm_rem_lock_take();
+    for (;;) {
+        while (ag->head == ag->tail && !ag->stop)
+            pthread_cond_wait(&ag->cv, &arm_rc.lock);
+        if (ag->head == ag->tail)
+            break;
+        arm_rem_job_t *j = &ag->ring[ag->head % NB_MAX];
+        run_job(j);
+        int node = arm_core.node_of[j->proc];
+        arm_rc.nb[j->nb].live--;
+        arm_rc.nb[j->nb].jobs--;
+        arm_rc.agent_pending[node]--;
+        ag->head++;
+        atomic_fetch_add_explicit(&arm_rc.agent_jobs, 1, memory_order_relaxed);
+        arm_rem_wake_sleepers();
+    }
+    arm_rem_lock_drop();
+    return NULL;
+}
+
+arm_status_t arm_rem_agent_start(void)
+{
+    arm_rem_agent_t *ag = &agent_state;
+    memset(ag, 0, sizeof *ag);
+    arm_rc.agent_pending = calloc((size_t)arm_core.nnodes, sizeof *arm_rc.agent_pending);
+    if (!arm_rc.agent_pending || pthread_cond_init(&ag->cv, NULL) != 0)
+        return ARM_ERR_NO_MEMORY;
+    if (pthread_create(&ag->thread, NULL, agent_main, ag) != 0) {
+        pthread_cond_destroy(&ag->cv);
+        return ARM_ERR_SYSTEM;
+    }
+    arm_rc.agent = ag;
+    return ARM_OK;
+}
+
+/* Runs every queued job to its end, then ends the thread. */
+void arm_rem_agent_stop(void)
+{
+    arm_rem_agent_t *ag = arm_rc.agent;
+    if (!ag)
+        return;
+    arm_rem_enter();
+    ag->stop = 1;
+    pthread_cond_signal(&ag->cv);
+    arm_rem_leave();
+    pthread_join(ag->thread, NULL);
+    pthread_cond_destroy(&ag->cv);
+    arm_rc.agent = NULL;
+    free(arm_rc.agent_pending);
+    arm_rc.agent_pending = NULL;
+}
+
+int arm_rem_agent_takes(arm_path_family_t fam, size_t n, int node)
+{
+    if (!arm_rc.agent || arm_rem_in_agent || !arm_rem_nb_cur)
+        return 0;
+    return arm_rc.agent_pending[node] > 0 || arm_path_offload(fam, n, &arm_rc.ps);
+}
+
+int arm_rem_agent_busy(void)
+{
+    return arm_rc.agent && agent_state.head != agent_state.tail;
+}
+
+/* Waits for the agent: without a deadline of its own, since the agent's
+ * waits on other nodes have theirs. */
+static void wait_agent(const volatile unsigned *head, unsigned until, const volatile int *pending)
+{
+    int idle = 0;
+    double since = 0.0;
+    while (pending ? *pending > 0 : *head != until)
+        arm_rem_wait_step(&idle, &since, 100);
+}
+
+/* Under the lock, inside a non-blocking call (arm_rem_nb_cur). */
+void arm_rem_agent_submit(const arm_rem_job_t *job)
+{
+    arm_rem_agent_t *ag = arm_rc.agent;
+    if (ag->tail - ag->head == NB_MAX)
+        wait_agent(&ag->head, ag->tail - NB_MAX + 1, NULL);
+    int i = arm_rem_nb_cur - 1;
+    arm_rem_job_t *j = &ag->ring[ag->tail % NB_MAX];
+    *j = *job;
+    j->nb = i;
+    arm_rc.nb[i].live++;
+    arm_rc.nb[i].jobs++;
+    arm_rc.nb[i].proc = job->proc;
+    arm_rc.agent_pending[arm_core.node_of[job->proc]]++;
+    ag->tail++;
+    pthread_cond_signal(&ag->cv);
+}
+
+void arm_rem_agent_drain(const char *call, int node)
+{
+    arm_rem_agent_t *ag = arm_rc.agent;
+    if (!ag || arm_rem_in_agent)
+        return;
+    (void)call;
+    if (node >= 0)
+        wait_agent(NULL, 0, &arm_rc.agent_pending[node]);
+    else
+        wait_agent(&ag->head, ag->tail, NULL);
+}
+#endif /* ARMADA_HAVE_UCX */
