@@ -315,6 +315,7 @@ arm_status_t arm_remote_init(arm_core_t *c)
     if (arm_net_is_leader(arm_rc.net) && (st = start_server(c, server_yield_after)) != ARM_OK)
         return st;
     arm_rc.active = 1;
+    arm_rem_amo_agree();
     if (arm_config.stats && c->me == 0)
         log_paths(c, server_yield_after);
     return ARM_OK;

@@ -90,6 +90,11 @@
       "request up to this size, a rendezvous beyond (decision 013).") \
     X(pipeline_depth, "PIPELINE_DEPTH", INT, "4", NULL, PROTOCOLS, \
       "Chunks of one large strided or vector transfer kept in flight at once.") \
+    X(amo_alloc, "AMO_ALLOC", ENUM, "auto", "auto|on|off", PROTOCOLS, \
+      "Mark every ARMCI_Malloc allocation for transport atomics: its read-modify-writes " \
+      "and integer accumulates, same node included, then all go by UCX's atomics, never " \
+      "by CPU atomics or a server (decision 061). auto: when UCX does atomics natively, " \
+      "or AMO_PATH=amo; on: always (tests); off: never. Not under CONNECT=edges.") \
     X(log_level, "LOG_LEVEL", ENUM, "warn", "error|warn|info|debug", DIAGNOSTICS, \
       "Least severe message printed.") \
     X(stats, "STATS", BOOL, "0", NULL, DIAGNOSTICS, \
