@@ -95,7 +95,10 @@ static long locked_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t
     arm_rem_batch_send(call, 0);
     int node = arm_core.node_of[proc];
     int sub = rmw_sub(op);
-    if (s->alloc->amo || arm_rem_path(ARM_FAM_RMW, 0, node).proto == ARM_PROTO_RMA)
+    unsigned marked = s->alloc->amo ? (unsigned)ARM_PATH_CAP_ALLOC_AMO : 0u;
+    if (arm_path_choose(ARM_FAM_RMW, 0, arm_rem_caps(node) | marked,
+                        arm_rc.srv_dirty[node] || arm_rc.fencing[node], &arm_rc.ps).proto ==
+        ARM_PROTO_RMA)
         return rmw_by_amo(call, sub, s, addr, value, compare, proc);
     arm_rem_order_paths(node, 0);
     rop_t *o = arm_rem_op_new(ARM_SRV_RMW, proc, s->raddr + (addr - s->base), 0);
