@@ -2,7 +2,8 @@
  * Every rank, same-node ones and the owner included, hits counters on rank 0
  * and on the last rank with fetch-and-adds (int, long), swaps and integer
  * accumulates (contiguous, strided, vector, alone and mixed with
- * fetch-and-adds on the same int). Checked: the values fetched from a
+ * fetch-and-adds on the same int), and compare-and-swap increments
+ * (armada_cas_long). Checked: the values fetched from a
  * counter are a permutation, those fetched while accumulates interleave are
  * distinct, the finals are exact, and a double accumulate to the marked
  * allocation (the lock path) stays exact too.
@@ -18,6 +19,7 @@
 #include "tst.h"
 
 #define K 40
+#define KC 10 /* compare-and-swap increments per rank */
 #define MAT 4 /* the strided target: MAT x MAT ints */
 
 struct cells {
@@ -29,6 +31,7 @@ struct cells {
     int mat[MAT * MAT];  /* strided accumulate of a 2 x 2 block           */
     long vec[2];         /* vector accumulate                             */
     double dacc;         /* double accumulate: the lock path              */
+    long cas;            /* compare-and-swap increments: permutation      */
 };
 
 static int cmp_long(const void *a, const void *b)
@@ -59,7 +62,7 @@ typedef struct issued { long rmw, acc, accs, accv; } issued_t;
 
 /* Phase 1: all at once, to target t's cells. */
 static void hammer(struct cells *c, int t, int me, long *fl, long *fi, long *fm, long *fs,
-                   issued_t *n)
+                   long *fc, issued_t *n)
 {
     int two = 2, one_i = 1;
     long one_l = 1;
@@ -93,10 +96,21 @@ static void hammer(struct cells *c, int t, int me, long *fl, long *fi, long *fm,
     ARMCI_Rmw(ARMCI_SWAP_LONG, &mine, &c->swp, 0, t);
     *fs = mine;
     n->rmw++;
+    for (int k = 0; k < KC; k++) {
+        long seen = 0;
+        for (;;) {
+            long old = armada_cas_long(&c->cas, seen, seen + 1, t);
+            n->rmw++;
+            if (old == seen)
+                break;
+            seen = old;
+        }
+        fc[k] = seen;
+    }
 }
 
 static void check_finals(struct cells *c, int t, int np, const long *fl, const long *fi,
-                         const long *fm, long fs, int me)
+                         const long *fm, long fs, const long *fc, int me)
 {
     long *all = gather_sorted(fl, K, me, np);
     if (me == 0)
@@ -105,6 +119,10 @@ static void check_finals(struct cells *c, int t, int np, const long *fl, const l
     all = gather_sorted(fi, K, me, np);
     if (me == 0)
         check_perm(all, (long)np * K, 0, "fetch-and-add int");
+    free(all);
+    all = gather_sorted(fc, KC, me, np);
+    if (me == 0)
+        check_perm(all, (long)np * KC, 0, "compare-and-swap increments");
     free(all);
     all = gather_sorted(fm, K, me, np);
     if (me == 0) {
@@ -130,6 +148,7 @@ static void check_finals(struct cells *c, int t, int np, const long *fl, const l
     long nk = (long)np * K, ranks = (long)np * (np - 1) / 2;
     CHECK_EQ(ARMCI_GetValueLong(&c->lctr, t), nk, "final long counter");
     CHECK_EQ(ARMCI_GetValueInt(&c->ictr, t), nk, "final int counter");
+    CHECK_EQ(ARMCI_GetValueLong(&c->cas, t), (long)np * KC, "final compare-and-swap counter");
     CHECK_EQ(ARMCI_GetValueInt(&c->mixed, t), 3 * nk, "final mixed counter");
     CHECK_EQ(ARMCI_GetValueLong(&c->lacc[0], t), nk, "long accumulate [0]");
     CHECK_EQ(ARMCI_GetValueLong(&c->lacc[1], t), K * ranks, "long accumulate [1]");
@@ -185,11 +204,11 @@ int main(int argc, char **argv)
     issued_t n = { 0, 0, 0, 0 };
     for (int i = 0; i < (np > 1 ? 2 : 1); i++) {
         int t = targets[i];
-        long fl[K], fi[K], fm[K], fs = 0;
-        hammer(base[t], t, me, fl, fi, fm, &fs, &n);
+        long fl[K], fi[K], fm[K], fc[KC], fs = 0;
+        hammer(base[t], t, me, fl, fi, fm, &fs, fc, &n);
         ARMCI_Barrier();
-        check_finals(base[t], t, np, fl, fi, fm, fs, me);
-        TST_SAY("amo_alloc: fetch-and-adds, swaps and integer accumulates from %d ranks "
+        check_finals(base[t], t, np, fl, fi, fm, fs, fc, me);
+        TST_SAY("amo_alloc: fetch-and-adds, swaps, compare-and-swaps and integer accumulates from %d ranks "
                 "to rank %d", np, t);
     }
     check_paths(amo, me, &n);
