@@ -439,5 +439,8 @@ void arm_remote_print_info(FILE *out)
     fprintf(out, "  (auto: direct RMA where the transport does RMA natively; where it emulates "
             "it, UCX's own get for small clean reads and its zero-copy put/get, if any, "
             "for larger transfers; a running job logs its choice with ARMADA_STATS=1)\n");
+    fprintf(out, "allocations marked for transport atomics (every read-modify-write and integer "
+            "accumulate, same node included, by UCX's atomics): ARMADA_AMO_ALLOC=%s\n",
+            arm_config_value("AMO_ALLOC", amo, sizeof amo));
 }
 #endif /* ARMADA_HAVE_UCX */
