@@ -38,7 +38,8 @@
       "Path of contiguous inter-node put and get: auto picks direct RMA when the transport " \
       "does RMA natively, else the server.") \
     X(amo_path, "AMO_PATH", ENUM, "auto", "auto|amo|server", TRANSPORT, \
-      "Path of inter-node fetch-and-add and swap: transport atomics or the server.") \
+      "Path of inter-node fetch-and-add and swap: transport atomics or the server. amo " \
+      "also marks allocations for them under AMO_ALLOC=auto (decision 061).") \
     X(clean_get_max, "CLEAN_GET_MAX", SIZE, "4k", NULL, TRANSPORT, \
       "Where the transport emulates RMA, gets up to this size to a node with no writes " \
       "outstanding use the transport's own get (decision 009); 0: never.") \

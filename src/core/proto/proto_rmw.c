@@ -33,9 +33,11 @@ void arm_rem_amo_agree(void)
         vote = 1;
     } else if (mode == AMO_ALLOC_AUTO && arm_rc.ps.amo_mode != ARM_PATH_FORCE_SERVER) {
         /* UCX picks one atomic device per context: native atomics on the
-         * loopback to this node's server are the NIC's for every node. */
+         * loopback to this node's server are the NIC's for every node. The
+         * loopback endpoint is made only where such a device may exist. */
         vote = arm_rc.ps.amo_mode == ARM_PATH_FORCE_RMA ||
-               (arm_rem_caps(arm_core.my_node) & ARM_PATH_CAP_AMO_NATIVE) != 0;
+               (arm_net_may_amo_native(arm_rc.net) &&
+                (arm_rem_caps(arm_core.my_node) & ARM_PATH_CAP_AMO_NATIVE) != 0);
     }
     MPI_Allreduce(MPI_IN_PLACE, &vote, 1, MPI_INT, MPI_MIN, arm_core.world);
     arm_rc.amo_alloc = vote;
