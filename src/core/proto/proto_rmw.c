@@ -76,6 +76,9 @@ static long rmw_by_amo(const char *call, int sub, const arm_slice_t *s, uintptr_
                                             ARM_NET_AMO_CSWAP, ARM_NET_AMO_CSWAP };
     int node = arm_core.node_of[proc];
     size_t size = (sub & 1) ? 8 : 4;
+    if (addr % size)
+        arm_fatal(call, "argument 'prem' = %p of rank %d is not aligned to %zu bytes, as the "
+                  "transport's atomics need (rank %d)", (void *)addr, proc, size, arm_core.me);
     int64_t operand = value, cmp = compare, result = 0;
     int32_t op32 = (int32_t)value, cmp32 = (int32_t)compare, res32 = 0;
     arm_net_comp_t c;
