@@ -20,7 +20,9 @@ const char *armada_version(int *major, int *minor, int *patch);
 /* Paths an operation can take (see docs/decisions). */
 enum armada_path {
     ARMADA_PATH_SHM = 0,     /* same node: load/store and CPU atomics      */
-    ARMADA_PATH_RMA = 1,     /* other node: direct RMA / transport atomics */
+    ARMADA_PATH_RMA = 1,     /* other node: direct RMA / transport atomics;
+                                any node: the atomics of an allocation
+                                marked for them (ARMADA_AMO_ALLOC)        */
     ARMADA_PATH_SERVER = 2,  /* other node: request to the node's server   */
     ARMADA_PATH_COUNT = 3
 };

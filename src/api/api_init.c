@@ -69,6 +69,7 @@ static int init_on(MPI_Comm comm, const char *call)
                         &api_state.nxtval_alloc);
     if (st != ARM_OK)
         arm_fatal(call, "start-up failed: %s", arm_status_str(st));
+    arm_op_amo_mark(api_state.nxtval_alloc);
     api_state.nxtval = bases[0];
     free(bases);
     free(members);

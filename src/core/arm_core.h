@@ -67,6 +67,10 @@ struct arm_alloc {
     size_t        my_len;
     int           internal;   /* made by the runtime, not the program        */
     int           seg_owner;  /* this process created the node's segment      */
+    int           amo;        /* every read-modify-write and integer accumulate
+                                 to it goes by the transport's atomics, same
+                                 node too (decision 061); set before any rank
+                                 can use it, alike on every member          */
     void         *remote;     /* the inter-node path's data (arm_remote.h)    */
     arm_alloc_t  *prev, *next;
 };

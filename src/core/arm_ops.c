@@ -41,13 +41,22 @@ void arm_op_get(const char *call, const void *src, void *dst, size_t n, int proc
     }
 }
 
+/* An integer accumulate to an allocation marked for transport atomics
+ * (decision 061) goes by them from every process, this node's included. */
+static inline int acc_by_amo(const arm_slice_t *s, int type)
+{
+    return s->alloc->amo && (type == ARM_ACC_INT || type == ARM_ACC_LNG);
+}
+
 void arm_op_acc(const char *call, int type, const void *scale, const void *src, void *dst,
                 size_t n, int proc)
 {
     if (n == 0)
         return;
     arm_slice_t *s = arm_reg_translate(call, "dst", proc, dst, n);
-    if (s->local) {
+    if (acc_by_amo(s, type)) {
+        arm_remote_amo_acc(call, ARMADA_OP_ACC, type, scale, src, s, (uintptr_t)dst, n, proc);
+    } else if (s->local) {
         arm_shm_mutex_t *lock = &arm_core.ctl[proc]->acc_lock;
         arm_shm_mutex_lock(lock);
         arm_acc_apply(type, scale, local_addr(s, (uintptr_t)dst), src, n);
@@ -63,6 +72,9 @@ typedef struct strided_ctx {
     char *src, *dst;
     int type;
     const void *scale;
+    const char *call;      /* piece_amo: the call, the target's slice, rank */
+    const arm_slice_t *s;
+    int proc;
 } strided_ctx_t;
 
 static void piece_copy(void *ctx, size_t soff, size_t doff, size_t len)
@@ -77,6 +89,13 @@ static void piece_acc(void *ctx, size_t soff, size_t doff, size_t len)
     arm_acc_apply(x->type, x->scale, x->dst + doff, x->src + soff, len);
 }
 
+static void piece_amo(void *ctx, size_t soff, size_t doff, size_t len)
+{
+    strided_ctx_t *x = ctx;
+    arm_remote_amo_acc(x->call, -1, x->type, x->scale, x->src + soff, x->s,
+                       (uintptr_t)(x->dst + doff), len, x->proc);
+}
+
 void arm_op_strided(const char *call, int op, int type, const void *scale, void *src,
                     const int *src_stride, void *dst, const int *dst_stride, const int *count,
                     int levels, int proc)
@@ -89,12 +108,18 @@ void arm_op_strided(const char *call, int op, int type, const void *scale, void 
         return;
     arm_slice_t *s = arm_reg_translate(call, remote_is_src ? "src_ptr" : "dst_ptr", proc,
                                        raddr, extent);
+    if (op == ARMADA_OP_ACCS && acc_by_amo(s, type)) {
+        strided_ctx_t x = { src, dst, type, scale, call, s, proc };
+        arm_strided_for_each(levels, count, src_stride, dst_stride, piece_amo, &x);
+        COUNT(op, ARMADA_PATH_RMA, bytes);
+        return;
+    }
     if (!s->local) {
         arm_remote_strided(call, op, type, scale, src, src_stride, dst, dst_stride, count,
                            levels, proc);
         return;
     }
-    strided_ctx_t x = { src, dst, type, scale };
+    strided_ctx_t x = { src, dst, type, scale, call, s, proc };
     if (remote_is_src)
         x.src = local_addr(s, (uintptr_t)src);
     else
@@ -111,9 +136,39 @@ void arm_op_strided(const char *call, int op, int type, const void *scale, void 
 }
 
 /* ---- vector -------------------------------------------------------------- */
+/* An integer vector accumulate where allocations are marked for transport
+ * atomics: segment by segment, each marked one by them, any other as a
+ * contiguous accumulate. */
+static void vector_acc_amo(const char *call, int type, const void *scale,
+                           const armci_giov_t *iov, int iov_len, int proc)
+{
+    size_t total = 0;
+    for (int d = 0; d < iov_len; d++) {
+        size_t n = (size_t)iov[d].bytes;
+        for (int i = 0; i < iov[d].ptr_array_len && n; i++) {
+            void *rp = iov[d].dst_ptr_array[i];
+            arm_slice_t *s = arm_reg_translate(call, "iov.dst_ptr_array", proc, rp, n);
+            if (acc_by_amo(s, type)) {
+                arm_remote_amo_acc(call, -1, type, scale, iov[d].src_ptr_array[i], s,
+                                   (uintptr_t)rp, n, proc);
+                total += n;
+            } else {
+                arm_op_acc(call, type, scale, iov[d].src_ptr_array[i], rp, n, proc);
+            }
+        }
+    }
+    if (total)
+        COUNT(ARMADA_OP_ACCV, ARMADA_PATH_RMA, total);
+}
+
 void arm_op_vector(const char *call, int op, int type, const void *scale,
                    const armci_giov_t *iov, int iov_len, int proc)
 {
+    if (op == ARMADA_OP_ACCV && (type == ARM_ACC_INT || type == ARM_ACC_LNG) &&
+        arm_remote_amo_alloc()) {
+        vector_acc_amo(call, type, scale, iov, iov_len, proc);
+        return;
+    }
     int remote_is_src = op == ARMADA_OP_GETV;
     const char *arg = remote_is_src ? "iov.src_ptr_array" : "iov.dst_ptr_array";
     int shm = arm_same_node(proc);
@@ -157,7 +212,7 @@ long arm_op_rmw(const char *call, int op, void *prem, long value, long compare, 
                   op == ARM_RMW_CAS_LONG;
     size_t n = is_long ? sizeof(long) : sizeof(int);
     arm_slice_t *s = arm_reg_translate(call, "prem", proc, prem, n);
-    if (!s->local)
+    if (!s->local || s->alloc->amo)
         return arm_remote_rmw(call, op, s, (uintptr_t)prem, value, compare, proc);
     char *p = local_addr(s, (uintptr_t)prem);
     long old = 0;
@@ -173,6 +228,8 @@ long arm_op_rmw(const char *call, int op, void *prem, long value, long compare, 
     COUNT(ARMADA_OP_RMW, ARMADA_PATH_SHM, n);
     return old;
 }
+
+void arm_op_amo_mark(arm_alloc_t *a) { a->amo = arm_remote_amo_alloc(); }
 
 void arm_op_put_flag(const char *call, int *flag, int value, int proc)
 {

@@ -24,6 +24,9 @@ void arm_op_vector(const char *call, int op, int type, const void *scale,
 /* op: ARMCI_FETCH_AND_ADD(_LONG), ARMCI_SWAP(_LONG), or ARM_RMW_CAS(_LONG). */
 enum { ARM_RMW_CAS = 16, ARM_RMW_CAS_LONG = 17 };
 long arm_op_rmw(const char *call, int op, void *prem, long value, long compare, int proc);
+/* An internal allocation that read-modify-writes touch (NXTVAL's counter)
+ * takes the transport's atomics when user allocations do (decision 061). */
+void arm_op_amo_mark(arm_alloc_t *a);
 void arm_op_put_flag(const char *call, int *flag, int value, int proc);
 
 arm_status_t arm_op_create_mutexes(const char *call, int count);

@@ -14,7 +14,9 @@
  * transport, where one eager request is cheaper. Read-modify-write uses
  * the transport's atomics when forced, or where they are emulated (done
  * by the target's worker with CPU atomics) on a clean node; native NIC
- * atomics are not atomic with the CPU atomics of same-node processes. */
+ * atomics are not atomic with the CPU atomics of same-node processes, so
+ * an allocation marked for them (decision 061) takes them always, whatever
+ * the node (same-node processes too: core/arm_ops.c sends them here). */
 #include "core/arm_path.h"
 #include "util/arm_config.h"
 
@@ -99,6 +101,8 @@ arm_path_t arm_path_choose(arm_path_family_t fam, size_t n, unsigned caps, int s
     case ARM_FAM_ACC:
         return write_path(fam, n, caps, s);
     case ARM_FAM_RMW:
+        if (caps & ARM_PATH_CAP_ALLOC_AMO)
+            return path(ARM_PROTO_RMA, 0);
         if (caps & ARM_PATH_CAP_NO_DIRECT)
             return path(ARM_PROTO_SERVER, 0);
         if (s->amo_mode == ARM_PATH_FORCE_RMA ||

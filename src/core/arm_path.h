@@ -42,10 +42,14 @@ enum {
                                            forwarded, one slot at most each,
                                            and atomics go through the servers
                                            (where they combine)           */
-    ARM_PATH_CAP_NO_DIRECT  = 1u << 9   /* no endpoint to this node may be
+    ARM_PATH_CAP_NO_DIRECT  = 1u << 9,  /* no endpoint to this node may be
                                            made (ARMADA_CONNECT=edges):
                                            everything goes to the servers,
                                            forced paths included          */
+    ARM_PATH_CAP_ALLOC_AMO  = 1u << 10  /* not the node's: the operation's
+                                           allocation is marked for
+                                           transport atomics (decision 061,
+                                           never under CONNECT=edges)     */
 };
 
 /* Values of ARMADA_RMA_PATH and ARMADA_AMO_PATH (their choices in order). */

@@ -322,6 +322,7 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
         a->gsize = gsize;
         a->comm = comm;
         a->internal = internal;
+        a->amo = !internal && arm_remote_amo_alloc();
         a->id = id;
     }
     /* Members that could not even start still take part in the collectives. */

@@ -44,6 +44,16 @@ void arm_remote_vector(const char *call, int op, int type, const void *scale,
                        int proc);
 long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t addr,
                     long value, long compare, int proc);
+/* Allocations marked for transport atomics (decision 061): whether new
+ * user allocations get marked (the same answer on every rank); an
+ * accumulate of integers to a marked allocation, element by element by the
+ * transport's atomic add (op: ARMADA_OP_ACC, _ACCS or _ACCV, the counter
+ * it adds to; -1: none), whether s is on this node or another. A read-modify-write on
+ * a marked allocation goes to arm_remote_rmw from this node too. */
+int arm_remote_amo_alloc(void);
+void arm_remote_amo_acc(const char *call, int op, int type, const void *scale,
+                        const void *src, const arm_slice_t *s, uintptr_t dst, size_t n,
+                        int proc);
 void arm_remote_lock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc);
 /* Returns 1 when the mutex was taken, 0 when it is held. */
 int arm_remote_trylock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc);

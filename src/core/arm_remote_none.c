@@ -41,6 +41,11 @@ void arm_remote_vector(const char *call, int op, int type, const void *scale,
 long arm_remote_rmw(const char *call, int op, const arm_slice_t *s, uintptr_t addr,
                     long value, long compare, int proc)
 { unsupported(call, proc); }
+int arm_remote_amo_alloc(void) { return 0; }
+void arm_remote_amo_acc(const char *call, int op, int type, const void *scale,
+                        const void *src, const arm_slice_t *s, uintptr_t dst, size_t n,
+                        int proc)
+{ unsupported(call, proc); }
 void arm_remote_lock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc)
 { unsupported(call, proc); }
 int arm_remote_trylock(const char *call, const arm_slice_t *s, uintptr_t addr, int proc)

@@ -78,7 +78,7 @@ arm_status_t arm_remote_alloc_publish(arm_alloc_t *a, const uint64_t **node_base
             continue;
         int node = arm_core.node_of[a->members[g]];
         ra->node_base[node] = all[2 * g];
-        if (node != arm_core.my_node && (ra->node_rkey[node] = malloc((size_t)counts[g]))) {
+        if ((ra->node_rkey[node] = malloc((size_t)counts[g]))) {
             memcpy(ra->node_rkey[node], keys + displs[g], (size_t)counts[g]);
             ra->node_rkey_len[node] = (size_t)counts[g];
         }

@@ -317,6 +317,7 @@ arm_status_t arm_remote_init(arm_core_t *c)
     if (arm_net_is_leader(arm_rc.net) && (st = start_server(c, server_yield_after)) != ARM_OK)
         return st;
     arm_rc.active = 1;
+    arm_rem_amo_agree();
     if (arm_config.nb_agent && (st = arm_rem_agent_start()) != ARM_OK)
         return st;
     if (arm_config.stats && c->me == 0)
@@ -444,5 +445,8 @@ void arm_remote_print_info(FILE *out)
     fprintf(out, "  (auto: direct RMA where the transport does RMA natively; where it emulates "
             "it, UCX's own get for small clean reads and its zero-copy put/get, if any, "
             "for larger transfers; a running job logs its choice with ARMADA_STATS=1)\n");
+    fprintf(out, "allocations marked for transport atomics (every read-modify-write and integer "
+            "accumulate, same node included, by UCX's atomics): ARMADA_AMO_ALLOC=%s\n",
+            arm_config_value("AMO_ALLOC", amo, sizeof amo));
 }
 #endif /* ARMADA_HAVE_UCX */

@@ -70,6 +70,8 @@ typedef struct arm_remote_ctx {
     arm_path_settings_t ps;     /* what arm_path_choose needs to know      */
     unsigned *node_caps;        /* node -> ARM_NET_CAP_* | CAPS_KNOWN       */
     int stream;                 /* some node is reached over a stream (TCP) */
+    int amo_alloc;              /* allocations are marked for transport
+                                   atomics (decision 061), agreed at start */
     uint64_t srv_eps_c, srv_eps_s;  /* the server's endpoints to clients and to
                                        neighbour servers, as last read      */
     double srv_connect_s;           /* and its time making them             */
@@ -265,6 +267,10 @@ void arm_rem_inject_after(const char *call, rop_t *op);
 /* remote_alloc.c */
 void arm_rem_release_rkeys(remote_alloc_t *ra);
 arm_net_rkey_t *arm_rem_rkey_for(const char *call, const arm_slice_t *s, int node);
+
+/* proto/proto_rmw.c: whether allocations get marked for transport atomics
+ * (ARMADA_AMO_ALLOC, decision 061); collective over the world, at start. */
+void arm_rem_amo_agree(void);
 
 /* remote_fence.c */
 void arm_rem_mark_dirty(int node, unsigned char *flags);

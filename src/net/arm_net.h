@@ -236,6 +236,10 @@ const char *arm_net_ucx_version(void);
  * endpoint exists: TCP and no RDMA transport, and (other_hosts 0: every
  * node on this host) no shared-memory transport either. */
 int arm_net_predict_stream(arm_net_t *net, int other_hosts);
+/* Whether the context holds a transport that may do atomics natively (not
+ * one whose atomics UCX emulates or does with the CPU): without one, no
+ * endpoint needs to be asked (decision 061). */
+int arm_net_may_amo_native(arm_net_t *net);
 
 /* The transport resources ("tl/device", space separated) UCX offers with the
  * current environment (UCX_TLS and friends), from a throw-away context.

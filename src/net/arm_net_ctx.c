@@ -116,6 +116,21 @@ int arm_net_predict_stream(arm_net_t *net, int other_hosts)
     return tcp && !rdma && (other_hosts || !shm);
 }
 
+int arm_net_may_amo_native(arm_net_t *net)
+{
+    /* Transports whose atomics UCX emulates or does with the CPU. */
+    static const char *const cpu_tls[] = { "tcp", "posix", "sysv", "cma", "knem", "xpmem",
+                                           "self", NULL };
+    char res[2048];
+    if (resources_of(net->ctx, res, sizeof res) <= 0)
+        return 0;
+    char *save = NULL;
+    for (char *r = strtok_r(res, " ", &save); r; r = strtok_r(NULL, " ", &save))
+        if (!tl_is(r, strcspn(r, "/"), cpu_tls))
+            return 1;
+    return 0;
+}
+
 int arm_net_list_resources(char *buf, size_t len)
 {
     ucp_params_t up;

@@ -38,7 +38,8 @@
       "Path of contiguous inter-node put and get: auto picks direct RMA when the transport " \
       "does RMA natively, else the server.") \
     X(amo_path, "AMO_PATH", ENUM, "auto", "auto|amo|server", TRANSPORT, \
-      "Path of inter-node fetch-and-add and swap: transport atomics or the server.") \
+      "Path of inter-node fetch-and-add and swap: transport atomics or the server. amo " \
+      "also marks allocations for them under AMO_ALLOC=auto (decision 061).") \
     X(clean_get_max, "CLEAN_GET_MAX", SIZE, "4k", NULL, TRANSPORT, \
       "Where the transport emulates RMA, gets up to this size to a node with no writes " \
       "outstanding use the transport's own get (decision 009); 0: never.") \
@@ -101,6 +102,11 @@
     X(nb_agent_min, "NB_AGENT_MIN", SIZE, "16k", NULL, PROTOCOLS, \
       "Non-blocking transfers from this size on go to the progress agent; smaller ones " \
       "are issued before the call returns (decision 056).") \
+    X(amo_alloc, "AMO_ALLOC", ENUM, "auto", "auto|on|off", PROTOCOLS, \
+      "Mark every ARMCI_Malloc allocation for transport atomics: its read-modify-writes " \
+      "and integer accumulates, same node included, then all go by UCX's atomics, never " \
+      "by CPU atomics or a server (decision 061). auto: when UCX does atomics natively, " \
+      "or AMO_PATH=amo; on: always (tests); off: never. Not under CONNECT=edges.") \
     X(log_level, "LOG_LEVEL", ENUM, "warn", "error|warn|info|debug", DIAGNOSTICS, \
       "Least severe message printed.") \
     X(stats, "STATS", BOOL, "0", NULL, DIAGNOSTICS, \

@@ -137,6 +137,17 @@ static void test_forced(void)
     S.clean_get_max = 8192;
     EXPECT(ARM_FAM_GET, 8192, TCP, 0, ARM_PROTO_RMA);
     unit_section("RMA_PATH, AMO_PATH, AGGREGATE and thresholds as settings");
+    /* An allocation marked for transport atomics (decision 061) takes them
+     * whatever the node, its state and AMO_PATH. */
+    static const unsigned kinds[] = { NONE, TCP, CMA, NATIVE, TCP | ARM_PATH_CAP_FORWARDED };
+    for (int mode = ARM_PATH_AUTO; mode <= ARM_PATH_FORCE_SERVER; mode++)
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+            for (int dirty = 0; dirty <= 1; dirty++) {
+                defaults(16384);
+                S.amo_mode = mode;
+                EXPECT(ARM_FAM_RMW, 8, kinds[k] | ARM_PATH_CAP_ALLOC_AMO, dirty, ARM_PROTO_RMA);
+            }
+    unit_section("an allocation marked for transport atomics takes them");
 }
 
 /* Whatever the inputs, a copy fits a slot buffer, a batch entry fits a
