@@ -219,8 +219,49 @@ static void test_forwarded(void)
     unit_section("forwarded nodes: pieces of one slot at most, atomics through the servers");
 }
 
+/* Strided and vector chunks (decision 057) and the progress agent's share
+ * (decision 056). */
+static arm_proto_t chunks(int put, size_t chunk, size_t count, unsigned caps, int dirty)
+{
+    return arm_path_choose_chunks(ARM_FAM_STRIDED, put, chunk, count, caps, dirty, &S).proto;
+}
+
+static void test_chunks(void)
+{
+    defaults(16384);
+    size_t min = S.strided_rma_min;
+    CHECK(min == 4096, "STRIDED_RMA_MIN default %zu", min);
+    for (int put = 0; put <= 1; put++) {
+        CHECK(chunks(put, min, 64, CMA, 0) == ARM_PROTO_RMA, "cma chunk of %zu", min);
+        CHECK(chunks(put, min, 64, CMA, 1) == ARM_PROTO_RMA, "cma, dirty node");
+        CHECK(chunks(put, min, 64, NATIVE, 0) == ARM_PROTO_RMA, "native");
+        CHECK(chunks(put, min - 1, 64, CMA, 0) == ARM_PROTO_SEG, "below the minimum");
+        CHECK(chunks(put, 1 << 20, 64, TCP, 0) == ARM_PROTO_SEG, "stream: packed");
+        CHECK(chunks(put, 1 << 20, 64, NONE, 0) == ARM_PROTO_SEG, "no zero-copy: packed");
+        CHECK(chunks(put, 1 << 20, 64, CMA | ARM_PATH_CAP_NO_DIRECT, 0) == ARM_PROTO_SEG,
+              "no direct endpoint");
+        /* one chunk: the contiguous rule */
+        CHECK(chunks(put, 1 << 20, 1, CMA, 0) == pick(put ? ARM_FAM_PUT : ARM_FAM_GET, 1 << 20,
+                                                       CMA, 0), "one chunk, contiguous");
+    }
+    S.rma_mode = ARM_PATH_FORCE_RMA;
+    CHECK(chunks(1, min, 64, TCP, 0) == ARM_PROTO_RMA, "forced RMA over a stream");
+    CHECK(chunks(1, min - 1, 64, TCP, 0) == ARM_PROTO_SEG, "forced RMA, small chunks");
+    S.rma_mode = ARM_PATH_FORCE_SERVER;
+    CHECK(chunks(1, 1 << 20, 64, NATIVE, 0) == ARM_PROTO_SEG, "forced server");
+    defaults(16384);
+    CHECK(S.agent && S.agent_min == 16384, "agent %d from %zu", S.agent, S.agent_min);
+    CHECK(arm_path_offload(ARM_FAM_STRIDED, 16384, &S), "16 KiB strided to the agent");
+    CHECK(!arm_path_offload(ARM_FAM_PUT, 16383, &S), "smaller: issued by the call");
+    CHECK(!arm_path_offload(ARM_FAM_RMW, 1 << 20, &S), "read-modify-write never");
+    S.agent = 0;
+    CHECK(!arm_path_offload(ARM_FAM_GET, 1 << 20, &S), "agent off");
+    unit_section("strided chunks by RMA from STRIDED_RMA_MIN where zero-copy; agent by size");
+}
+
 int main(void)
 {
+    test_chunks();
     test_limits();
     test_nodes();
     test_forced();
