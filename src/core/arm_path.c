@@ -14,7 +14,11 @@
  * transport, where one eager request is cheaper. Read-modify-write uses
  * the transport's atomics when forced, or where they are emulated (done
  * by the target's worker with CPU atomics) on a clean node; native NIC
- * atomics are not atomic with the CPU atomics of same-node processes. */
+ * atomics are not atomic with the CPU atomics of same-node processes.
+ * A contiguous accumulate of acc_origin_min bytes or more (or any, when
+ * forced) to a neighbour node is done at the origin under the target
+ * rank's accumulate lock (decision 060); to a node reached by forwarding
+ * it stays with the servers. */
 #include "core/arm_path.h"
 #include "util/arm_config.h"
 
@@ -33,6 +37,8 @@ void arm_path_settings_init(arm_path_settings_t *s, size_t slot_size, size_t bat
     size_t room = slot_size > batch_ent + 8 ? (slot_size - batch_ent) & ~(size_t)7 : 0;
     s->batch_max_op = min_size((size_t)arm_config.batch_max_op, room);
     s->copy_put_max = min_size((size_t)arm_config.copy_put_max, slot_size);
+    s->acc_mode = (int)arm_config.acc_proto;
+    s->acc_origin_min = (size_t)arm_config.acc_origin_min;
 }
 
 static int contig_via_rma(arm_path_family_t fam, size_t n, unsigned caps, int srv_dirty,
@@ -94,6 +100,9 @@ arm_path_t arm_path_choose(arm_path_family_t fam, size_t n, unsigned caps, int s
         return path(contig_via_rma(fam, n, caps, srv_dirty, s) ? ARM_PROTO_RMA
                                                                 : ARM_PROTO_SERVER, 0);
     case ARM_FAM_ACC:
+        if (!(caps & ARM_PATH_CAP_FORWARDED) && s->acc_mode != ARM_ACC_SERVER &&
+            (s->acc_mode == ARM_ACC_ORIGIN || (s->acc_origin_min && n >= s->acc_origin_min)))
+            return path(ARM_PROTO_ORIGIN, 0);
         return write_path(fam, n, caps, s);
     case ARM_FAM_RMW:
         if (caps & ARM_PATH_CAP_NO_DIRECT)
@@ -116,6 +125,7 @@ arm_path_t arm_path_choose(arm_path_family_t fam, size_t n, unsigned caps, int s
 
 const char *arm_proto_name(arm_proto_t p)
 {
-    static const char *const names[] = { "rma", "batch", "copy", "whole", "seg", "server" };
+    static const char *const names[] = { "rma", "batch", "copy", "whole", "seg", "server",
+                                         "origin" };
     return (unsigned)p < sizeof names / sizeof names[0] ? names[p] : "?";
 }
