@@ -419,6 +419,7 @@ void arm_remote_finalize(arm_core_t *c)
     free(arm_rc.inject_buf);
     free(arm_rc.acc_buf);
     arm_rc.acc_buf = NULL;
+    arm_rc.acc_buf_len = 0;
     free(arm_rc.rma_dirty);
     free(arm_rc.dirty_list);
     if (arm_rc.mt)

@@ -116,6 +116,7 @@ typedef struct arm_remote_ctx {
     int inject;                 /* ARMADA_TEST_INJECT, until used           */
     char *inject_buf;           /* oversize injection: 2 slots              */
     char *acc_buf;              /* accumulates at the origin: 3 chunks      */
+    size_t acc_buf_len;
 } arm_remote_ctx_t;
 
 extern arm_remote_ctx_t arm_rc;

@@ -1,6 +1,6 @@
 /* Accumulate at the origin (gemini III-B3, decision 060): the target rank's
  * accumulate lock is taken at its node's server (ARM_SRV_ACCLOCK, answered
- * when granted), then the target's bytes come over in slot-size chunks,
+ * when granted), then the target's bytes come over in chunks,
  * are combined here with the source and go back, with three buffers: while
  * one chunk is combined and put, the gets of the next two are in flight.
  * The lock is the one every other accumulate to the rank takes (server
@@ -17,7 +17,7 @@
 #define ACC_BUFS 3
 
 typedef struct acc_chunk {
-    char          *buf;        /* chunk_max bytes of arm_rc.acc_buf        */
+    char          *buf;        /* chunk bytes of arm_rc.acc_buf            */
     size_t         off, len;   /* its part of the transfer                 */
     rop_t         *get, *put;  /* server path: the requests in flight      */
     arm_net_comp_t gc, pc;     /* RMA: the get's and the put's completion  */
@@ -131,16 +131,25 @@ static void pipeline(acc_origin_t *a)
 
 static void acc_setup(acc_origin_t *a, const char *call, const arm_slice_t *s)
 {
-    size_t elem = 16;   /* a multiple of every accumulate element size */
-    a->chunk = arm_rc.slot_size - arm_rc.slot_size % elem;
-    if (!arm_rc.acc_buf && !(arm_rc.acc_buf = malloc(ACC_BUFS * a->chunk)))
-        arm_fatal(call, "no memory for %d accumulate buffers of %zu bytes", ACC_BUFS, a->chunk);
+    /* The transport's RMA where a put of the whole would take it, in chunks
+     * of ACC_ORIGIN_CHUNK; through the server, a chunk is a slot (a
+     * segmented get's reply fits one). Multiples of 16 bytes, the largest
+     * accumulate element. */
+    a->rma = arm_rem_path(ARM_FAM_PUT, a->n, a->node).proto == ARM_PROTO_RMA;
+    size_t chunk = a->rma ? (size_t)arm_config.acc_origin_chunk : arm_rc.slot_size;
+    a->chunk = chunk < 16 ? 16 : chunk - chunk % 16;
+    if (ACC_BUFS * a->chunk > arm_rc.acc_buf_len) {
+        free(arm_rc.acc_buf);
+        arm_rc.acc_buf_len = 0;
+        if (!(arm_rc.acc_buf = malloc(ACC_BUFS * a->chunk)))
+            arm_fatal(call, "no memory for %d accumulate buffers of %zu bytes", ACC_BUFS,
+                      a->chunk);
+        arm_rc.acc_buf_len = ACC_BUFS * a->chunk;
+    }
     for (int k = 0; k < ACC_BUFS; k++) {
         memset(&a->c[k], 0, sizeof a->c[k]);
         a->c[k].buf = arm_rc.acc_buf + (size_t)k * a->chunk;
     }
-    /* The transport's RMA where a put of the whole would take it. */
-    a->rma = arm_rem_path(ARM_FAM_PUT, a->n, a->node).proto == ARM_PROTO_RMA;
     a->rkey = a->rma ? arm_rem_rkey_for(call, s, a->node) : NULL;
 }
 
