@@ -15,10 +15,11 @@
  * the transport's atomics when forced, or where they are emulated (done
  * by the target's worker with CPU atomics) on a clean node; native NIC
  * atomics are not atomic with the CPU atomics of same-node processes.
- * A contiguous accumulate of acc_origin_min bytes or more (or any, when
- * forced) to a neighbour node is done at the origin under the target
- * rank's accumulate lock (decision 060); to a node reached by forwarding
- * it stays with the servers. */
+ * A contiguous accumulate of acc_origin_min bytes or more to a neighbour
+ * node the transport's RMA reaches (or any, when forced) is done at the
+ * origin under the target rank's accumulate lock (decision 060): through
+ * the server it would cost two requests per chunk where the server path
+ * sends one. To a node reached by forwarding it stays with the servers. */
 #include "core/arm_path.h"
 #include "util/arm_config.h"
 
@@ -101,7 +102,9 @@ arm_path_t arm_path_choose(arm_path_family_t fam, size_t n, unsigned caps, int s
                                                                 : ARM_PROTO_SERVER, 0);
     case ARM_FAM_ACC:
         if (!(caps & ARM_PATH_CAP_FORWARDED) && s->acc_mode != ARM_ACC_SERVER &&
-            (s->acc_mode == ARM_ACC_ORIGIN || (s->acc_origin_min && n >= s->acc_origin_min)))
+            (s->acc_mode == ARM_ACC_ORIGIN ||
+             (s->acc_origin_min && n >= s->acc_origin_min &&
+              (caps & (ARM_PATH_CAP_RMA_NATIVE | ARM_PATH_CAP_RMA_ZCOPY)))))
             return path(ARM_PROTO_ORIGIN, 0);
         return write_path(fam, n, caps, s);
     case ARM_FAM_RMW:

@@ -97,8 +97,8 @@
       "ACC_ORIGIN_MIN bytes (decision 060). Nodes reached by forwarding, threads and " \
       "strided accumulates always use the server.") \
     X(acc_origin_min, "ACC_ORIGIN_MIN", SIZE, "0", NULL, PROTOCOLS, \
-      "Under ACC_PROTO=auto, the smallest contiguous accumulate done at the origin; 0: " \
-      "none (the server path measured faster at every size, decision 060).") \
+      "Under ACC_PROTO=auto, the smallest contiguous accumulate done at the origin, to " \
+      "nodes the transport's RMA reaches (natively or zero-copy); 0: none (decision 060).") \
     X(acc_origin_chunk, "ACC_ORIGIN_CHUNK", SIZE, "256k", NULL, PROTOCOLS, \
       "Chunk of an accumulate done at the origin when the transport's RMA carries it " \
       "(three such buffers per process, made at first use); through the server a chunk " \

@@ -1,12 +1,13 @@
 /* acc_mixed: accumulates that take different protocols into the same bytes
- * at the same time stay atomic (issue 23 item 3, decision 060). With
- * ARMADA_ACC_ORIGIN_MIN=4096 (set here unless the environment sets it),
- * even ranks add whole 64 KiB regions at once, done at the origin under
- * the target rank's accumulate lock; odd ranks add the same regions in
- * 256-byte pieces (aggregated server requests) and 8 KiB pieces (one
- * server request each); ranks on the target's node add by shared memory.
- * Every rank does this into every rank, in int and long; the sums are
- * integers and must be exact. */
+ * at the same time stay atomic (issue 23 item 3, decision 060). Unless the
+ * environment sets ARMADA_ACC_PROTO, even ranks set it to origin and odd
+ * ranks to server before ARMCI_Init (settings are per process): even ranks
+ * add whole 64 KiB regions at once, done at the origin under the target
+ * rank's accumulate lock; odd ranks add the same regions in 256-byte pieces
+ * (aggregated server requests) and 8 KiB pieces (one server request each);
+ * ranks on the target's node add by shared memory. Every rank does this
+ * into every rank, in int and long; the sums are integers and must be
+ * exact. */
 #include <stdlib.h>
 #include <armci.h>
 #include "tst.h"
@@ -39,10 +40,10 @@ static void add(int type, void *scale, char *src, char *dst, size_t piece, int t
 int main(int argc, char **argv)
 {
     int me, np;
-    setenv("ARMADA_ACC_ORIGIN_MIN", "4096", 0);
     MPI_Init(&argc, &argv);
-    ARMCI_Init();
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    setenv("ARMADA_ACC_PROTO", me % 2 == 0 ? "origin" : "server", 0);
+    ARMCI_Init();
     MPI_Comm_size(MPI_COMM_WORLD, &np);
 
     void **base = malloc(sizeof(void *) * (size_t)np);

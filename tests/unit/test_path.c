@@ -210,9 +210,9 @@ static void test_forwarded(void)
 }
 
 /* Accumulates done at the origin (decision 060): in auto from
- * ACC_ORIGIN_MIN bytes (0: never), at every size when forced; never to a
- * node reached by forwarding, never when forced to the server, and no
- * other family ever takes the protocol. */
+ * ACC_ORIGIN_MIN bytes (0: never) to nodes the transport's RMA reaches, at
+ * every size when forced; never to a node reached by forwarding, never
+ * when forced to the server, and no other family ever takes the protocol. */
 static void test_acc_origin(void)
 {
     defaults(16384);
@@ -221,14 +221,16 @@ static void test_acc_origin(void)
     EXPECT(ARM_FAM_ACC, (size_t)4 << 20, TCP, 0, ARM_PROTO_SEG);
     EXPECT(ARM_FAM_ACC, (size_t)4 << 20, CMA, 0, ARM_PROTO_SEG);
     S.acc_origin_min = 512;
-    EXPECT(ARM_FAM_ACC, 504, TCP, 0, ARM_PROTO_BATCH);
-    EXPECT(ARM_FAM_ACC, 512, TCP, 0, ARM_PROTO_ORIGIN);
+    EXPECT(ARM_FAM_ACC, 504, CMA, 0, ARM_PROTO_BATCH);
+    EXPECT(ARM_FAM_ACC, 512, CMA, 0, ARM_PROTO_ORIGIN);
+    EXPECT(ARM_FAM_ACC, 512, TCP, 0, ARM_PROTO_BATCH);          /* no RMA: server */
+    EXPECT(ARM_FAM_ACC, (size_t)1 << 20, TCP, 0, ARM_PROTO_SEG);
     EXPECT(ARM_FAM_ACC, (size_t)1 << 20, CMA, 1, ARM_PROTO_ORIGIN);
     EXPECT(ARM_FAM_ACC, (size_t)1 << 20, NATIVE, 0, ARM_PROTO_ORIGIN);
-    EXPECT(ARM_FAM_ACC, (size_t)1 << 20, TCP | ARM_PATH_CAP_FORWARDED, 0, ARM_PROTO_SEG);
+    EXPECT(ARM_FAM_ACC, (size_t)1 << 20, CMA | ARM_PATH_CAP_FORWARDED, 0, ARM_PROTO_SEG);
     S.acc_mode = ARM_ACC_SERVER;
-    EXPECT(ARM_FAM_ACC, (size_t)1 << 20, TCP, 0, ARM_PROTO_SEG);
-    EXPECT(ARM_FAM_ACC, 512, TCP, 0, ARM_PROTO_BATCH);
+    EXPECT(ARM_FAM_ACC, (size_t)1 << 20, CMA, 0, ARM_PROTO_SEG);
+    EXPECT(ARM_FAM_ACC, 512, CMA, 0, ARM_PROTO_BATCH);
     S.acc_mode = ARM_ACC_ORIGIN;
     EXPECT(ARM_FAM_ACC, 8, TCP, 0, ARM_PROTO_ORIGIN);
     EXPECT(ARM_FAM_ACC, 8, TCP | ARM_PATH_CAP_FORWARDED, 0, ARM_PROTO_BATCH);
