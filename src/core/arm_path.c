@@ -16,7 +16,12 @@
  * by the target's worker with CPU atomics) on a clean node; native NIC
  * atomics are not atomic with the CPU atomics of same-node processes, so
  * an allocation marked for them (decision 061) takes them always, whatever
- * the node (same-node processes too: core/arm_ops.c sends them here). */
+ * the node (same-node processes too: core/arm_ops.c sends them here).
+ * A contiguous accumulate of acc_origin_min bytes or more to a neighbour
+ * node the transport's RMA reaches (or any, when forced) is done at the
+ * origin under the target rank's accumulate lock (decision 060): through
+ * the server it would cost two requests per chunk where the server path
+ * sends one. To a node reached by forwarding it stays with the servers. */
 #include "core/arm_path.h"
 #include "util/arm_config.h"
 
@@ -38,6 +43,8 @@ void arm_path_settings_init(arm_path_settings_t *s, size_t slot_size, size_t bat
     s->strided_rma_min = (size_t)arm_config.strided_rma_min;
     s->agent = arm_config.nb_agent != 0;
     s->agent_min = (size_t)arm_config.nb_agent_min;
+    s->acc_mode = (int)arm_config.acc_proto;
+    s->acc_origin_min = (size_t)arm_config.acc_origin_min;
 }
 
 static int contig_via_rma(arm_path_family_t fam, size_t n, unsigned caps, int srv_dirty,
@@ -99,6 +106,11 @@ arm_path_t arm_path_choose(arm_path_family_t fam, size_t n, unsigned caps, int s
         return path(contig_via_rma(fam, n, caps, srv_dirty, s) ? ARM_PROTO_RMA
                                                                 : ARM_PROTO_SERVER, 0);
     case ARM_FAM_ACC:
+        if (!(caps & ARM_PATH_CAP_FORWARDED) && s->acc_mode != ARM_ACC_SERVER &&
+            (s->acc_mode == ARM_ACC_ORIGIN ||
+             (s->acc_origin_min && n >= s->acc_origin_min &&
+              (caps & (ARM_PATH_CAP_RMA_NATIVE | ARM_PATH_CAP_RMA_ZCOPY)))))
+            return path(ARM_PROTO_ORIGIN, 0);
         return write_path(fam, n, caps, s);
     case ARM_FAM_RMW:
         if (caps & ARM_PATH_CAP_ALLOC_AMO)
@@ -164,6 +176,7 @@ int arm_path_offload(arm_path_family_t fam, size_t n, const arm_path_settings_t 
 
 const char *arm_proto_name(arm_proto_t p)
 {
-    static const char *const names[] = { "rma", "batch", "copy", "whole", "seg", "server" };
+    static const char *const names[] = { "rma", "batch", "copy", "whole", "seg", "server",
+                                         "origin" };
     return (unsigned)p < sizeof names / sizeof names[0] ? names[p] : "?";
 }

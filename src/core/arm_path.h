@@ -26,7 +26,10 @@ typedef enum arm_proto {
     ARM_PROTO_COPY,     /* one request, payload copied, sent at once      */
     ARM_PROTO_WHOLE,    /* one request sent from the source (am_flags)    */
     ARM_PROTO_SEG,      /* segmented requests, pipelined in slot chunks   */
-    ARM_PROTO_SERVER    /* one request to the server, with a reply        */
+    ARM_PROTO_SERVER,   /* one request to the server, with a reply        */
+    ARM_PROTO_ORIGIN    /* accumulate at the origin: the target rank's
+                           accumulate lock, pipelined get, local combine
+                           and put, three chunks in flight (decision 060) */
 } arm_proto_t;
 
 /* Capability bits of a remote node (the values of ARM_NET_CAP_*). */
@@ -55,6 +58,9 @@ enum {
 /* Values of ARMADA_RMA_PATH and ARMADA_AMO_PATH (their choices in order). */
 enum { ARM_PATH_AUTO = 0, ARM_PATH_FORCE_RMA = 1, ARM_PATH_FORCE_SERVER = 2 };
 
+/* Values of ARMADA_ACC_PROTO (its choices in order). */
+enum { ARM_ACC_AUTO = 0, ARM_ACC_SERVER = 1, ARM_ACC_ORIGIN = 2 };
+
 /* The settings the choice uses, with the limits a slot imposes applied
  * (arm_path_settings_init). */
 typedef struct arm_path_settings {
@@ -69,6 +75,8 @@ typedef struct arm_path_settings {
     size_t strided_rma_min;        /* ARMADA_STRIDED_RMA_MIN                  */
     int    agent;                  /* ARMADA_NB_AGENT                         */
     size_t agent_min;              /* ARMADA_NB_AGENT_MIN                     */
+    int    acc_mode;               /* ARM_ACC_AUTO / SERVER / ORIGIN          */
+    size_t acc_origin_min;         /* auto: origin protocol from this size; 0 never */
 } arm_path_settings_t;
 
 typedef struct arm_path {

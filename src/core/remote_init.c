@@ -299,6 +299,8 @@ arm_status_t arm_remote_init(arm_core_t *c)
     arm_rc.depth = arm_config.pipeline_depth < OP_POOL / 2 ? (int)arm_config.pipeline_depth
                                                            : OP_POOL / 2;
     arm_path_settings_init(&arm_rc.ps, arm_rc.slot_size, sizeof(arm_srv_batch_ent_t));
+    if (arm_rc.mt)   /* another thread's request could queue behind the acc lock */
+        arm_rc.ps.acc_mode = ARM_ACC_SERVER;
     if ((st = alloc_state(c)) != ARM_OK)
         return st;
     topo_setup(c);
@@ -422,6 +424,9 @@ void arm_remote_finalize(arm_core_t *c)
     free(arm_rc.node_caps);
     free(arm_rc.fencing);
     free(arm_rc.inject_buf);
+    free(arm_rc.acc_buf);
+    arm_rc.acc_buf = NULL;
+    arm_rc.acc_buf_len = 0;
     free(arm_rc.rma_dirty);
     free(arm_rc.dirty_list);
     if (arm_rc.locking)

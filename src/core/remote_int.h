@@ -124,6 +124,8 @@ typedef struct arm_remote_ctx {
     _Atomic uint64_t agent_jobs; /* jobs the agent has carried              */
     int inject;                 /* ARMADA_TEST_INJECT, until used           */
     char *inject_buf;           /* oversize injection: 2 slots              */
+    char *acc_buf;              /* accumulates at the origin: 3 chunks      */
+    size_t acc_buf_len;
 } arm_remote_ctx_t;
 
 extern arm_remote_ctx_t arm_rc;
@@ -294,5 +296,11 @@ void arm_rem_sb_init(seg_builder_t *b, const char *call, int kind, int type,
                      const void *scale, int proc);
 void arm_rem_sb_add(seg_builder_t *b, char *local, uint64_t raddr, size_t len);
 void arm_rem_sb_done(seg_builder_t *b, int op_family);
+
+/* proto/proto_acc_origin.c: a contiguous accumulate of n bytes at raddr
+ * (server mapping) of proc, done at the origin under proc's accumulate
+ * lock (ARM_PROTO_ORIGIN). */
+void arm_rem_acc_origin(const char *call, int type, const void *scale, const void *src,
+                        const arm_slice_t *s, uint64_t raddr, size_t n, int proc);
 
 #endif

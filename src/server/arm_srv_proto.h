@@ -36,9 +36,13 @@ typedef enum arm_srv_op {
     ARM_SRV_REG,          /* map + register a node segment; reply rkey       */
     ARM_SRV_UNREG,        /* deregister + unmap the segment at raddr         */
     ARM_SRV_TRYLOCK,      /* reply value 1 if the mutex was taken, 0 if held */
-    ARM_SRV_BATCH         /* nseg aggregated small puts and accumulates, each an
+    ARM_SRV_BATCH,        /* nseg aggregated small puts and accumulates, each an
                              arm_srv_batch_ent_t + data padded to 8 bytes;
                              sub = 1: reply when done (a fence rides along)  */
+    ARM_SRV_ACCLOCK,      /* reply when the accumulate lock of rank target is
+                             held for src (an accumulate done at the origin,
+                             decision 060); other accumulates to target wait */
+    ARM_SRV_ACCUNLOCK     /* release it                                      */
 } arm_srv_op_t;
 
 /* Set in arm_srv_req_t.op: a blocking request without payload (get, rmw,

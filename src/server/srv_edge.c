@@ -336,6 +336,8 @@ static int serve_combined(struct arm_server *s, srv_slot_t *agg, const arm_srv_f
     char why[SRV_WHY_MAX];
     srv_out_t out = { 0, NULL, 0, 0, { NULL, 0 }, 0, why };
     int is_acc = ent->req.op == ARM_SRV_ACC;
+    if (is_acc && srv_acc_waits(s, &ent->req, data, ent->dlen))
+        return 0;   /* an origin holds the target's accumulate lock */
     arm_status_t st = ARM_ERR_INVALID_ARG;
     if (ent->dlen != ent->ncomb * sizeof(arm_srv_comb_t) ||
         (is_acc && ent->req.sub != ARM_ACC_INT && ent->req.sub != ARM_ACC_LNG)) {
@@ -395,6 +397,9 @@ static int serve_here(struct arm_server *s, srv_slot_t *agg, const arm_srv_fwd_e
 {
     if (ent->ncomb)
         return serve_combined(s, agg, ent, data);
+    /* Parking keeps no payload: an accumulate waits in its message. */
+    if (srv_acc_waits(s, &ent->req, data, ent->dlen))
+        return 0;
     srv_prec_t *p = pool_get(s);
     if (!p)
         return 0;

@@ -4,6 +4,7 @@
  * reply, or the refusal (srv_slots.c). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "server/srv_int.h"
 #include "shm/arm_shm_sync.h"
@@ -42,6 +43,35 @@ static arm_status_t acc_lock_of(struct arm_server *s, int target, arm_shm_mutex_
     return ARM_OK;
 }
 
+static int acc_held(const struct arm_server *s, int target)
+{
+    return target >= 0 && target < s->p.nproc && s->acc_owner[target];
+}
+
+int srv_acc_waits(const struct arm_server *s, const arm_srv_req_t *r, const char *data,
+                  size_t dlen)
+{
+    if (!s->acc_owner)
+        return 0;
+    if (r->op == ARM_SRV_ACC || r->op == ARM_SRV_ACCSEG)
+        return acc_held(s, r->target);
+    if (r->op != ARM_SRV_BATCH)
+        return 0;
+    /* A malformed batch is refused by its handler, not here. */
+    size_t off = 0;
+    for (unsigned i = 0; i < r->nseg && dlen - off >= sizeof(arm_srv_batch_ent_t); i++) {
+        arm_srv_batch_ent_t e;
+        memcpy(&e, data + off, sizeof e);
+        if (e.op == ARM_SRV_ACC && acc_held(s, e.target))
+            return 1;
+        size_t step = sizeof e + ((e.len + 7) & ~(size_t)7);
+        if (step > dlen - off)
+            break;
+        off += step;
+    }
+    return 0;
+}
+
 static arm_status_t h_put(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
 {
     const arm_srv_req_t *r = &sl->req;
@@ -59,6 +89,8 @@ static arm_status_t h_acc(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
 {
     const arm_srv_req_t *r = &sl->req;
     arm_shm_mutex_t *lock;
+    if (srv_acc_waits(s, r, sl->dptr, sl->dlen))
+        return ARM_INPROGRESS;   /* an origin holds the lock: waits at the head */
     char *p = srv_addr(s, r->raddr, r->len, out->why);
     if (!p)
         return ARM_ERR_INVALID_ARG;
@@ -101,6 +133,8 @@ static arm_status_t h_segwrite(struct arm_server *s, srv_slot_t *sl, srv_out_t *
     const arm_srv_req_t *r = &sl->req;
     const arm_srv_seg_t *tab = NULL;
     arm_shm_mutex_t *lock = NULL;
+    if (srv_acc_waits(s, r, sl->dptr, sl->dlen))
+        return ARM_INPROGRESS;
     arm_status_t st = seg_table(sl, 1, &tab, out);
     if (st == ARM_OK && r->op == ARM_SRV_ACCSEG) {
         st = acc_lock_of(s, r->target, &lock, out);
@@ -231,6 +265,42 @@ static arm_status_t h_unlock(struct arm_server *s, srv_slot_t *sl, srv_out_t *ou
     return st;
 }
 
+/* The accumulate lock of rank target for an accumulate done at the origin
+ * (decision 060): granted when neither an origin nor a same-node process
+ * holds it, else the request waits at the head of its client's queue. */
+static arm_status_t h_acclock(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
+{
+    const arm_srv_req_t *r = &sl->req;
+    arm_shm_mutex_t *lock;
+    arm_status_t st = acc_lock_of(s, r->target, &lock, out);
+    if (st != ARM_OK)
+        return st;
+    if (!s->acc_owner && !(s->acc_owner = calloc((size_t)s->p.nproc, sizeof *s->acc_owner))) {
+        snprintf(out->why, SRV_WHY_MAX, "no memory for the accumulate lock owners of %d ranks",
+                 s->p.nproc);
+        return ARM_ERR_NO_MEMORY;
+    }
+    if (s->acc_owner[r->target] || !arm_shm_mutex_trylock(lock))
+        return ARM_INPROGRESS;
+    s->acc_owner[r->target] = r->src + 1;
+    return ARM_OK;
+}
+
+static arm_status_t h_accunlock(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
+{
+    const arm_srv_req_t *r = &sl->req;
+    arm_shm_mutex_t *lock;
+    arm_status_t st = acc_lock_of(s, r->target, &lock, out);
+    if (st != ARM_OK)
+        return st;
+    if (!s->acc_owner || s->acc_owner[r->target] != r->src + 1)
+        return bad(out, "rank %d lets go of the accumulate lock of rank %d, which it does "
+                   "not hold", r->src, r->target);
+    s->acc_owner[r->target] = 0;
+    arm_shm_mutex_unlock(lock);
+    return ARM_OK;
+}
+
 static arm_status_t h_fence(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
 {
     /* Everything before it in the client's queue is served: reply. */
@@ -243,6 +313,8 @@ static arm_status_t h_batch(struct arm_server *s, srv_slot_t *sl, srv_out_t *out
     const arm_srv_req_t *r = &sl->req;
     const char *p = sl->dptr, *end = sl->dptr + sl->dlen;
     out->reply = (r->sub & 1) != 0;
+    if (srv_acc_waits(s, r, sl->dptr, sl->dlen))
+        return ARM_INPROGRESS;   /* before any entry is applied */
     for (unsigned i = 0; i < r->nseg; i++) {
         arm_srv_batch_ent_t e;
         if ((size_t)(end - p) < sizeof e)
@@ -327,6 +399,8 @@ const srv_handler_t srv_handlers[SRV_NOPS] = {
     [ARM_SRV_UNREG]   = { "unregister",    h_unreg,   1 },
     [ARM_SRV_TRYLOCK] = { "trylock",       h_trylock, 1 },
     [ARM_SRV_BATCH]   = { "batch",         h_batch,   0 },
+    [ARM_SRV_ACCLOCK] = { "acc lock",      h_acclock, 1 },
+    [ARM_SRV_ACCUNLOCK] = { "acc unlock",  h_accunlock, 0 },
 };
 
 const srv_handler_t *srv_handler_of(unsigned op)

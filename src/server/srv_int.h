@@ -200,6 +200,9 @@ struct arm_server {
     srv_client_t *blocked;     /* clients whose head waits (a held lock),    */
     srv_client_t *blocked_tail;/* oldest first                               */
     int nblocked;
+    int *acc_owner;            /* rank -> 1 + the rank holding its accumulate
+                                  lock by ARM_SRV_ACCLOCK, 0: none (made at
+                                  the first)                              */
     arm_server_stats_t stats;
     uint64_t start_bytes;      /* stats.buffer_bytes before the thread ran   */
 };
@@ -228,12 +231,17 @@ typedef struct srv_handler {
 } srv_handler_t;
 
 /* Indexed by arm_srv_op_t; entries without fn are unknown operations. */
-#define SRV_NOPS (ARM_SRV_BATCH + 1)
+#define SRV_NOPS (ARM_SRV_ACCUNLOCK + 1)
 extern const srv_handler_t srv_handlers[SRV_NOPS];
 
 const srv_handler_t *srv_handler_of(unsigned op);
 /* Does a served request want a reply (BATCH: when it carries a fence)? */
 int srv_wants_reply(const arm_srv_req_t *r);
+/* Must request r (payload data, dlen bytes) wait because it accumulates to
+ * a rank whose accumulate lock an origin holds (ARM_SRV_ACCLOCK)? The
+ * server never sleeps on such a lock: the holder's unlock comes through it. */
+int srv_acc_waits(const struct arm_server *s, const arm_srv_req_t *r, const char *data,
+                  size_t dlen);
 
 /* srv_layout.c */
 /* Bytes of one forwarded message at most. */

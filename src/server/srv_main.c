@@ -97,5 +97,6 @@ void srv_destroy(struct arm_server *s)
     srv_segs_clear(s);
     srv_fwd_fini(s);
     srv_clients_fini(s);
+    free(s->acc_owner);
     free(s);
 }

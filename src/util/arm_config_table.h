@@ -107,6 +107,19 @@
       "and integer accumulates, same node included, then all go by UCX's atomics, never " \
       "by CPU atomics or a server (decision 061). auto: when UCX does atomics natively, " \
       "or AMO_PATH=amo; on: always (tests); off: never. Not under CONNECT=edges.") \
+    X(acc_proto, "ACC_PROTO", ENUM, "auto", "auto|server|origin", PROTOCOLS, \
+      "Protocol of a contiguous inter-node accumulate: server (the target node's server " \
+      "combines it), origin (the origin takes the target rank's accumulate lock, gets, " \
+      "combines and puts back in chunks, three in flight), or auto: origin from " \
+      "ACC_ORIGIN_MIN bytes (decision 060). Nodes reached by forwarding, threads and " \
+      "strided accumulates always use the server.") \
+    X(acc_origin_min, "ACC_ORIGIN_MIN", SIZE, "0", NULL, PROTOCOLS, \
+      "Under ACC_PROTO=auto, the smallest contiguous accumulate done at the origin, to " \
+      "nodes the transport's RMA reaches (natively or zero-copy); 0: none (decision 060).") \
+    X(acc_origin_chunk, "ACC_ORIGIN_CHUNK", SIZE, "256k", NULL, PROTOCOLS, \
+      "Chunk of an accumulate done at the origin when the transport's RMA carries it " \
+      "(three such buffers per process, made at first use); through the server a chunk " \
+      "is a slot.") \
     X(log_level, "LOG_LEVEL", ENUM, "warn", "error|warn|info|debug", DIAGNOSTICS, \
       "Least severe message printed.") \
     X(stats, "STATS", BOOL, "0", NULL, DIAGNOSTICS, \

@@ -203,7 +203,8 @@ static void test_forwarded(void)
                         CHECK(f != ARM_FAM_RMW || p.proto == ARM_PROTO_SERVER,
                               "atomic to a forwarded node by %s", arm_proto_name(p.proto));
                         CHECK(f == ARM_FAM_RMW || (q.proto == ARM_PROTO_WHOLE && n > slot) ||
-                              (f == ARM_FAM_ACC && q.proto == ARM_PROTO_WHOLE) ||
+                              (f == ARM_FAM_ACC && (q.proto == ARM_PROTO_WHOLE ||
+                                                    q.proto == ARM_PROTO_ORIGIN)) ||
                               p.proto == q.proto,
                               "family %d, %zu bytes: %s forwarded, %s direct", f, n,
                               arm_proto_name(p.proto), arm_proto_name(q.proto));
@@ -259,6 +260,44 @@ static void test_chunks(void)
     unit_section("strided chunks by RMA from STRIDED_RMA_MIN where zero-copy; agent by size");
 }
 
+/* Accumulates done at the origin (decision 060): in auto from
+ * ACC_ORIGIN_MIN bytes (0: never) to nodes the transport's RMA reaches, at
+ * every size when forced; never to a node reached by forwarding, never
+ * when forced to the server, and no other family ever takes the protocol. */
+static void test_acc_origin(void)
+{
+    defaults(16384);
+    S.acc_mode = ARM_ACC_AUTO;
+    S.acc_origin_min = 0;
+    EXPECT(ARM_FAM_ACC, (size_t)4 << 20, TCP, 0, ARM_PROTO_SEG);
+    EXPECT(ARM_FAM_ACC, (size_t)4 << 20, CMA, 0, ARM_PROTO_SEG);
+    S.acc_origin_min = 512;
+    EXPECT(ARM_FAM_ACC, 504, CMA, 0, ARM_PROTO_BATCH);
+    EXPECT(ARM_FAM_ACC, 512, CMA, 0, ARM_PROTO_ORIGIN);
+    EXPECT(ARM_FAM_ACC, 512, TCP, 0, ARM_PROTO_BATCH);          /* no RMA: server */
+    EXPECT(ARM_FAM_ACC, (size_t)1 << 20, TCP, 0, ARM_PROTO_SEG);
+    EXPECT(ARM_FAM_ACC, (size_t)1 << 20, CMA, 1, ARM_PROTO_ORIGIN);
+    EXPECT(ARM_FAM_ACC, (size_t)1 << 20, NATIVE, 0, ARM_PROTO_ORIGIN);
+    EXPECT(ARM_FAM_ACC, (size_t)1 << 20, CMA | ARM_PATH_CAP_FORWARDED, 0, ARM_PROTO_SEG);
+    S.acc_mode = ARM_ACC_SERVER;
+    EXPECT(ARM_FAM_ACC, (size_t)1 << 20, CMA, 0, ARM_PROTO_SEG);
+    EXPECT(ARM_FAM_ACC, 512, CMA, 0, ARM_PROTO_BATCH);
+    S.acc_mode = ARM_ACC_ORIGIN;
+    EXPECT(ARM_FAM_ACC, 8, TCP, 0, ARM_PROTO_ORIGIN);
+    EXPECT(ARM_FAM_ACC, 8, TCP | ARM_PATH_CAP_FORWARDED, 0, ARM_PROTO_BATCH);
+    S.acc_origin_min = 1;
+    for (int f = 0; f < ARM_FAM_COUNT; f++)
+        for (unsigned caps = 0; caps < 16; caps++)
+            for (size_t n = 1; n <= (size_t)4 << 20; n = n * 3 / 2 + 1) {
+                arm_proto_t p = pick((arm_path_family_t)f, n, caps, 0);
+                CHECK((p == ARM_PROTO_ORIGIN) == (f == ARM_FAM_ACC),
+                      "family %d, %zu bytes, caps %#x: %s with ACC_PROTO=origin", f, n, caps,
+                      arm_proto_name(p));
+            }
+    CHECK(strcmp(arm_proto_name(ARM_PROTO_ORIGIN), "origin") == 0, "name of the origin protocol");
+    unit_section("ACC_PROTO and ACC_ORIGIN_MIN: accumulates at the origin");
+}
+
 int main(void)
 {
     test_chunks();
@@ -267,5 +306,6 @@ int main(void)
     test_forced();
     test_properties();
     test_forwarded();
+    test_acc_origin();
     return unit_finish("unit.path");
 }

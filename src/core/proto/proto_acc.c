@@ -1,4 +1,6 @@
-/* Contiguous accumulate, by size. */
+/* Contiguous accumulate, by size: aggregated, copied, one request or
+ * segmented to the target node's server, or done at the origin
+ * (proto_acc_origin.c) when arm_path_choose says so. */
 #define _POSIX_C_SOURCE 200809L
 #include "arm_build_config.h"
 #if ARMADA_HAVE_UCX
@@ -20,6 +22,10 @@ static void locked_acc(const char *call, int type, const void *scale, const void
     int node = arm_core.node_of[proc];
     uint64_t raddr = s->raddr + (dst - s->base);
     arm_path_t p = arm_rem_path(ARM_FAM_ACC, n, node);
+    if (p.proto == ARM_PROTO_ORIGIN) {
+        arm_rem_acc_origin(call, type, scale, src, s, raddr, n, proc);
+        return;
+    }
     arm_rem_order_paths(node, 0);
     if (p.proto == ARM_PROTO_BATCH) {
         arm_rem_batch_add(call, ARM_SRV_ACC, type, scale, src, n, raddr, proc);
