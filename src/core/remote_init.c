@@ -190,7 +190,8 @@ static arm_status_t start_server(arm_core_t *c, int server_yield_after)
         .reply_eager_max = reply_eager, .topo = arm_rc.topo_on ? &arm_rc.topo : NULL,
         .node_of = c->node_of, .edge_slots = (int)arm_config.edge_slots,
         .combine = (int)arm_config.combine, .split = (int)arm_config.split_replies,
-        .bound_replies = arm_config.connect == ARM_CONNECT_EDGES };
+        .bound_replies = arm_config.connect == ARM_CONNECT_EDGES,
+        .fence_ack = (int)arm_config.fence_ack };
     arm_status_t st = arm_server_start(&sp, &arm_rc.server);
     if (st != ARM_OK)
         return st;

@@ -61,6 +61,10 @@ typedef struct arm_server_params {
      * go back through the servers on the clients' routes, so that a server
      * talks only to its neighbours' clients (ARMADA_CONNECT=edges). */
     int bound_replies;
+    /* Acknowledged writes (decision 058): at the end of a progress pass, a
+     * client whose requests are all served gets its credits back at once,
+     * so that it knows its writes complete and fences without a message. */
+    int fence_ack;
 } arm_server_params_t;
 
 /* What a server with given parameters holds for requests at start: the

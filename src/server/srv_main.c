@@ -56,6 +56,8 @@ int srv_progress(struct arm_server *s)
      * timer holds a lone request back. */
     if (s->dirty)
         did |= srv_fwd_flush(s);
+    if (s->acks)
+        did |= srv_ack_flush(s);
     return did;
 }
 

@@ -65,6 +65,48 @@ static int half_back(const srv_client_t *cl)
     return cl->unreturned >= (uint32_t)(cl->nslots + 1) / 2;
 }
 
+/* fence_ack: every request of the client is served, and a credit is owed.
+ * (A forwarded request frees its slot here once sent on, not served: edges
+ * and forwarding are not acknowledged; the client fences those nodes with a
+ * message.) */
+static int ack_owed(const srv_client_t *cl)
+{
+    return cl->srv->p.fence_ack && !cl->edge && cl->qcount == 0 && cl->unreturned > 0;
+}
+
+/* Notes that cl may owe an acknowledgement: decided at the end of the
+ * progress pass (srv_ack_flush), so that a burst that arrived in one pass
+ * is acknowledged by one message. */
+static void ack_note(srv_client_t *cl)
+{
+    struct arm_server *s = cl->srv;
+    if (!s->p.fence_ack || cl->edge || cl->ack_due)
+        return;
+    cl->ack_due = 1;
+    cl->anext = s->acks;
+    s->acks = cl;
+}
+
+int srv_ack_flush(struct arm_server *s)
+{
+    int did = 0;
+    srv_client_t *cl = s->acks;
+    s->acks = NULL;
+    while (cl) {
+        srv_client_t *next = cl->anext;
+        cl->ack_due = 0;
+        cl->anext = NULL;
+        /* Still queued: the slots freed later note the client again. Its
+         * credit record still sending: its completion sends the rest. */
+        if (ack_owed(cl) && !cl->credit_rec.busy) {
+            srv_send_credits(cl);
+            did = 1;
+        }
+        cl = next;
+    }
+    return did;
+}
+
 void srv_slot_free(srv_slot_t *sl)
 {
     srv_client_t *cl = sl->cl;
@@ -77,6 +119,8 @@ void srv_slot_free(srv_slot_t *sl)
      * outstanding credits than it could still use. */
     if (half_back(cl))
         srv_send_credits(cl);
+    else
+        ack_note(cl);
 }
 
 static srv_rec_t *sync_rec_free(srv_client_t *cl)
@@ -103,7 +147,7 @@ static void rec_done(srv_rec_t *rec, int async)
     } else if (rec == &cl->credit_rec) {
         /* Only from a completion: a send that failed at once is not retried
          * in a loop. */
-        if (async && half_back(cl))
+        if (async && (half_back(cl) || ack_owed(cl)))
             srv_send_credits(cl);
     } else if (async && cl->qcount > 0) {
         /* A sync request may wait at the head for a free record. */
