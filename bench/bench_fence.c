@@ -12,7 +12,8 @@
  * 1, 2, 4, ... and nproc - 1. Each figure is the median over `-r`
  * repetitions of the mean over `-n` rounds (default 40), in microseconds;
  * `msgs=` is the fence messages per round (ops[FENCE][server]: fence
- * requests, or batches carrying one) and `flushes=` the RMA flushes. The
+ * requests, or batches carrying one), `flushes=` the RMA flushes and
+ * `credit_replies=` the answers with credits only it received. The
  * other ranks wait in MPI_Barrier. Run with every rank its own node
  * (ARMADA_PPN=1); tools/bench/plot_fence.py plots the RESULT lines. */
 #define _POSIX_C_SOURCE 200809L
@@ -29,7 +30,7 @@
 
 typedef struct fig {
     double us[BENCH_MAX_REPS];
-    double msgs, flushes;
+    double msgs, flushes, credits;
 } fig_t;
 
 static void nap_us(long us)
@@ -38,20 +39,21 @@ static void nap_us(long us)
     nanosleep(&ts, NULL);
 }
 
-static void fence_counts(uint64_t *msgs, uint64_t *flushes)
+static void fence_counts(uint64_t *msgs, uint64_t *flushes, uint64_t *credits)
 {
     armada_stats_t st;
     armada_stats_get(&st);
     *msgs = st.ops[ARMADA_OP_FENCE][ARMADA_PATH_SERVER];
     *flushes = st.ops[ARMADA_OP_FENCE][ARMADA_PATH_RMA];
+    *credits = st.credit_replies;
 }
 
 /* One figure at rank 0: rounds of write to 1..k, (pause), fence. */
 static void measure(const bench_opts_t *o, void **base, char *src, size_t bytes, int k,
                     int done, int all, int rounds, long pause, fig_t *f)
 {
-    uint64_t m0, f0, m1, f1;
-    fence_counts(&m0, &f0);
+    uint64_t m0, f0, c0, m1, f1, c1;
+    fence_counts(&m0, &f0, &c0);
     for (int r = 0; r < o->reps; r++) {
         double t = 0.0;
         for (int i = 0; i < rounds; i++) {
@@ -69,17 +71,18 @@ static void measure(const bench_opts_t *o, void **base, char *src, size_t bytes,
         }
         f->us[r] = t / rounds * 1e6;
     }
-    fence_counts(&m1, &f1);
+    fence_counts(&m1, &f1, &c1);
     double n = (double)o->reps * rounds;
     f->msgs = (double)(m1 - m0) / n;
     f->flushes = (double)(f1 - f0) / n;
+    f->credits = (double)(c1 - c0) / n;
 }
 
 static void report(const bench_opts_t *o, const char *op, int k, fig_t *f, int rounds)
 {
-    char extra[96];
-    snprintf(extra, sizeof extra, "msgs=%.3g flushes=%.3g nodes=%d", f->msgs, f->flushes,
-             armada_node_count());
+    char extra[128];
+    snprintf(extra, sizeof extra, "msgs=%.3g flushes=%.3g credit_replies=%.3g nodes=%d",
+             f->msgs, f->flushes, f->credits, armada_node_count());
     bench_report(o, op, (size_t)k, "us", f->us, o->reps, rounds, extra);
 }
 

@@ -74,6 +74,9 @@ typedef struct armada_stats {
     uint64_t server_fwd_in_early;    /* forwarded messages that reached its
                                         server ahead of an earlier one of
                                         their edge (served after it)        */
+    uint64_t credit_replies;         /* answers carrying only credits that its
+                                        client received: half its slots back,
+                                        or its writes acknowledged (ARMADA_FENCE_ACK) */
 } armada_stats_t;
 
 /* Copies this process's counters into *out. Returns 0, or -1 when ARMCI is

@@ -332,6 +332,7 @@ void arm_remote_conn_stats(armada_stats_t *s)
     s->eps_server_to_server = arm_rc.srv_eps_s;
     s->connect_ns = (uint64_t)(1e9 * (ns.connect_time_s + arm_rc.srv_connect_s));
     s->endpoints = s->eps_client_to_server + s->eps_server_to_client + s->eps_server_to_server;
+    s->credit_replies = atomic_load_explicit(&arm_rc.credit_replies, memory_order_relaxed);
 }
 
 void arm_rem_release_rkeys(remote_alloc_t *ra)

@@ -113,6 +113,7 @@ typedef struct arm_remote_ctx {
     } noreply[NOREPLY_RING];
     int mt;                     /* MPI_THREAD_MULTIPLE granted: one lock    */
     pthread_mutex_t lock;       /* serializes the client's path when mt     */
+    _Atomic uint64_t credit_replies; /* replies with credits only (statistics) */
     int inject;                 /* ARMADA_TEST_INJECT, until used           */
     char *inject_buf;           /* oversize injection: 2 slots              */
 } arm_remote_ctx_t;

@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 LINE = re.compile(r"^RESULT impl=(\S+) suite=fence op=(\w+) size=(\d+) nproc=(\d+) "
-                  r"value=(\S+) unit=us .*msgs=(\S+) flushes=(\S+) nodes=(\d+)")
+                  r"value=(\S+) unit=us .*msgs=(\S+) flushes=(\S+) .*nodes=(\d+)")
 
 
 def parse(path):
