@@ -18,11 +18,12 @@ void arm_rem_mark_dirty(int node, unsigned char *flags)
 /* Every request this process sent to node's server has been served there:
  * all of node's credits are home. A server frees a credited slot once its
  * request is served, and a reply (to anything, or a credit return after
- * the client's queue drained, ARMADA_FENCE_ACK) brings the credits back.
+ * the server found nothing more to do, ARMADA_FENCE_ACK_US) brings the
+ * credits back.
  * A node reached through another server is not known this way (its first
  * hop frees the slot once it forwarded the request), nor are writes still
  * held in a batch or waiting to be sent. The replies already arrived are
- * taken first (a few polls, no system call). */
+ * taken first (up to 8 polls of the worker). */
 static int srv_writes_done(int node)
 {
     if (arm_rc.hop[node] != node || arm_rc.unsent[node] ||

@@ -56,8 +56,6 @@ int srv_progress(struct arm_server *s)
      * timer holds a lone request back. */
     if (s->dirty)
         did |= srv_fwd_flush(s);
-    if (s->acks)
-        did |= srv_ack_flush(s);
     return did;
 }
 
@@ -66,7 +64,7 @@ void *srv_thread(void *arg)
     struct arm_server *s = arg;
     int idle = 0;
     while (!atomic_load_explicit(&s->stop, memory_order_acquire)) {
-        if (srv_progress(s)) {
+        if (srv_progress(s) || (s->acks && srv_ack_idle(s))) {
             idle = 0;
             continue;
         }
@@ -80,9 +78,10 @@ void *srv_thread(void *arg)
                 sched_yield();
             continue;
         }
-        /* Waiting lock requests are retried every millisecond; otherwise
+        /* Waiting lock requests, and acknowledgements not yet due, are
+         * looked at again every millisecond; otherwise
          * sleep until the transport has events (or a wakeup). */
-        s->x->wait(s->xctx, s->nblocked || s->nparked || s->nsplits ? 1 : 1000);
+        s->x->wait(s->xctx, s->nblocked || s->nparked || s->nsplits || s->acks ? 1 : 1000);
         idle = 0;
     }
     /* The thread's processor time, for the statistics (read after join). */

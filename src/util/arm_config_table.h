@@ -90,9 +90,10 @@
       "request up to this size, a rendezvous beyond (decision 013).") \
     X(pipeline_depth, "PIPELINE_DEPTH", INT, "4", NULL, PROTOCOLS, \
       "Chunks of one large strided or vector transfer kept in flight at once.") \
-    X(fence_ack, "FENCE_ACK", BOOL, "1", NULL, PROTOCOLS, \
-      "A server that has served everything a client sent returns the client's credits " \
-      "at once, so that a fence after completed writes sends no message (decision 058).") \
+    X(fence_ack_us, "FENCE_ACK_US", INT, "50", NULL, PROTOCOLS, \
+      "A server idle this many microseconds returns the credits of each client whose " \
+      "requests are all served, so that the client's next fence to the node sends no " \
+      "message (decision 058); a reply meanwhile carries them instead. -1: never.") \
     X(log_level, "LOG_LEVEL", ENUM, "warn", "error|warn|info|debug", DIAGNOSTICS, \
       "Least severe message printed.") \
     X(stats, "STATS", BOOL, "0", NULL, DIAGNOSTICS, \

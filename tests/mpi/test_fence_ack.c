@@ -5,11 +5,11 @@
  * Run with every rank its own node (ARMADA_PPN=1). Fence messages are
  * counted as ops[ARMADA_OP_FENCE][ARMADA_PATH_SERVER] (a fence request, or a
  * batch carrying one), RMA flushes as [ARMADA_PATH_RMA]. The expectations
- * follow ARMADA_FENCE_ACK (default 1) and the path the puts took:
+ * follow ARMADA_FENCE_ACK_US (default 50; -1: off) and the path the puts took:
  *   - put then get from the same node: the get's reply brings the put's
  *     credit home, so the fence after it is free (any ack setting);
- *   - put then fence at once, FENCE_ACK=0: one fence message each time;
- *   - put, pause, fence, FENCE_ACK=1: the server returned the credit on
+ *   - put then fence at once, FENCE_ACK_US=-1: one fence message each time;
+ *   - put, pause, fence, FENCE_ACK_US>=0: the server returned the credit on
  *     its own, so most such fences are free (a pause can be too short on a
  *     loaded machine: at most half may still send);
  *   - AllFence after writing to every node, each acknowledged by a get:
@@ -101,7 +101,7 @@ static void server_path(int ack)
               (unsigned long long)msgs, ROUNDS);
     else
         CHECK_EQ(msgs, ROUNDS, "fence messages after unacknowledged writes");
-    TST_SAY("put+%s+fence (FENCE_ACK=%d): %llu fence messages in %d rounds",
+    TST_SAY("put+%s+fence (acknowledgements %d): %llu fence messages in %d rounds",
             ack ? "pause" : "nothing", ack, (unsigned long long)msgs, ROUNDS);
 
     /* AllFence after writing to every other node, each write acknowledged. */
@@ -117,7 +117,7 @@ static void server_path(int ack)
     ARMCI_AllFence();
     CHECK_EQ(fence_count(ARMADA_PATH_SERVER) - before, 0,
              "AllFence messages after acknowledged writes to every node");
-    /* And unacknowledged (FENCE_ACK=0): one message per node written. */
+    /* And unacknowledged (FENCE_ACK_US=-1): one message per node written. */
     if (!ack) {
         for (int t = 0; t < np; t++)
             if (t != me)
@@ -161,8 +161,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     right = (me + 1) % np;
     left = (me + np - 1) % np;
-    const char *e = getenv("ARMADA_FENCE_ACK");
-    int ack = !(e && (e[0] == '0' || e[0] == 'n' || e[0] == 'f'));
+    const char *e = getenv("ARMADA_FENCE_ACK_US");
+    int ack = !(e && atoi(e) < 0);
     base = malloc(sizeof(void *) * (size_t)np);
     src = malloc(BIG);
     chk = malloc(sizeof(long));
