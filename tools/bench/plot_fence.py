@@ -45,16 +45,17 @@ def main():
     a = ap.parse_args()
     fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(11, 4.2))
     drawn = 0
-    for path in a.runs:
-        series, nodes = parse(path)
-        for state, style in (("done", "-o"), ("pending", "--s")):
+    runs = sorted((parse(p) + (p,) for p in a.runs), key=lambda r: r[1] or 0)
+    for i, (series, nodes, path) in enumerate(runs):
+        color = f"C{i % 10}"
+        for state, style in (("pending", "--s"), ("done", "-o"), ("acked", ":^")):
             pts = sorted(series.get((a.op, state), []))
             if not pts:
                 continue
             k = [p[0] for p in pts]
             label = f"{nodes} nodes, {state}"
-            line, = ax_t.plot(k, [p[1] for p in pts], style, label=label)
-            ax_m.plot(k, [p[2] for p in pts], style, color=line.get_color(), label=label)
+            ax_t.plot(k, [p[1] for p in pts], style, color=color, label=label)
+            ax_m.plot(k, [p[2] for p in pts], style, color=color, label=label)
             drawn += 1
     if not drawn:
         sys.exit(f"plot_fence: no '{a.op}' RESULT lines in {', '.join(a.runs)}")
@@ -64,6 +65,7 @@ def main():
     ax_t.set_ylabel("us per fence (median)")
     ax_t.set_xscale("log", base=2)
     ax_t.set_yscale("log")
+    ax_t.set_ylim(bottom=0.01)
     ax_m.set_title("fence messages per fence")
     ax_m.set_xlabel("targets written since the last fence")
     ax_m.set_ylabel("messages")
