@@ -99,7 +99,7 @@ struct srv_client {
     uint32_t     seq_next;     /* edges: the message number served next     */
     int          nheld;        /* edges: slots held for an earlier message  */
     int          ack_due;      /* on the server's list of clients that may be
-                                  owed an acknowledgement (ack_us)         */
+                                  owed an acknowledgement (fence_ack)      */
     srv_client_t *anext;
     struct arm_server *srv;
 };

@@ -67,13 +67,13 @@ static int half_back(const srv_client_t *cl)
     return cl->unreturned >= (uint32_t)(cl->nslots + 1) / 2;
 }
 
-/* Acknowledgements (ack_us >= 0): every request of the client is served,
+/* Acknowledgements (fence_ack): every request of the client is served,
  * and a credit is owed. (A forwarded request frees its slot here once sent
  * on, not served: edges and forwarding are not acknowledged; the client
  * fences those nodes with a message.) */
 static int ack_owed(const srv_client_t *cl)
 {
-    return cl->srv->p.ack_us >= 0 && !cl->edge && cl->qcount == 0 && cl->unreturned > 0;
+    return cl->srv->p.fence_ack && !cl->edge && cl->qcount == 0 && cl->unreturned > 0;
 }
 
 /* Notes that cl may owe an acknowledgement: decided once the server has
@@ -83,7 +83,7 @@ static int ack_owed(const srv_client_t *cl)
 static void ack_note(srv_client_t *cl)
 {
     struct arm_server *s = cl->srv;
-    if (s->p.ack_us < 0 || cl->edge || cl->ack_due)
+    if (!s->p.fence_ack || cl->edge || cl->ack_due)
         return;
     if (!s->acks)
         s->ack_since = arm_time_now();
