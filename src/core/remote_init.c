@@ -191,7 +191,8 @@ static arm_status_t start_server(arm_core_t *c, int server_yield_after)
         .node_of = c->node_of, .edge_slots = (int)arm_config.edge_slots,
         .combine = (int)arm_config.combine, .split = (int)arm_config.split_replies,
         .bound_replies = arm_config.connect == ARM_CONNECT_EDGES,
-        .fence_ack = arm_config.fence_ack_us >= 0, .ack_us = (int)arm_config.fence_ack_us };
+        .fence_ack = arm_config.fence_ack_us >= 0,
+        .ack_us = (int)(arm_config.fence_ack_us < 60000000 ? arm_config.fence_ack_us : 60000000) };
     arm_status_t st = arm_server_start(&sp, &arm_rc.server);
     if (st != ARM_OK)
         return st;
