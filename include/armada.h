@@ -78,6 +78,9 @@ typedef struct armada_stats {
                                         their edge (served after it)        */
     uint64_t agent_jobs;             /* non-blocking calls its progress agent
                                         carried (ARMADA_NB_AGENT)           */
+    uint64_t credit_replies;         /* answers carrying only credits that its
+                                        client received: half its slots back,
+                                        or its writes acknowledged (ARMADA_FENCE_ACK) */
 } armada_stats_t;
 
 /* Copies this process's counters into *out. Returns 0, or -1 when ARMCI is

@@ -14,6 +14,28 @@ void arm_rem_mark_dirty(int node, unsigned char *flags)
     flags[node] = 1;
 }
 
+/* ---- acknowledged writes (decision 058) ---------------------------------------------- */
+/* Every request this process sent to node's server has been served there:
+ * all of node's credits are home. A server frees a credited slot once its
+ * request is served, and a reply (to anything, or a credit return after
+ * the server found nothing more to do, ARMADA_FENCE_ACK_US) brings the
+ * credits back.
+ * A node reached through another server is not known this way (its first
+ * hop frees the slot once it forwarded the request), nor are writes still
+ * held in a batch or waiting to be sent. The replies already arrived are
+ * taken first (up to 8 polls of the worker). */
+static int srv_writes_done(int node)
+{
+    if (arm_rc.hop[node] != node || arm_rc.unsent[node] ||
+        (arm_rc.batch && arm_rc.batch_node == node))
+        return 0;
+    const int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
+    for (int i = 0; i < 8 && arm_rc.credits[node] != slots; i++)
+        if (!arm_net_progress(arm_rc.w))
+            break;
+    return arm_rc.credits[node] == slots;
+}
+
 /* ---- ordering ---------------------------------------------------------------------- */
 /* A node is in dirty_list exactly while one of its flags is set. A fence
  * clears both, and takes the node off the list, before it waits: under
@@ -32,6 +54,7 @@ static void fence_node(int node, int listed)
             break;
         }
     if (rma) {
+        COUNT(ARMADA_OP_FENCE, ARMADA_PATH_RMA, 0);
         arm_net_comp_t c;
         arm_net_comp_init(&c, NULL, NULL);
         arm_net_ep_t *ep = arm_net_server_ep(arm_rc.net, node);
@@ -43,8 +66,10 @@ static void fence_node(int node, int listed)
     if (arm_rc.unsent[node])
         arm_rem_wait_on(&arm_rc.unsent[node], 1, "ARMCI_Fence", arm_core.node_leader[node], 1);
     if (arm_rc.batch && arm_rc.batch_node == node) {
+        COUNT(ARMADA_OP_FENCE, ARMADA_PATH_SERVER, 0);
         arm_rem_batch_send("ARMCI_Fence", 1);
-    } else if (srv) {
+    } else if (srv && !srv_writes_done(node)) {
+        COUNT(ARMADA_OP_FENCE, ARMADA_PATH_SERVER, 0);
         rop_t *op = arm_rem_op_get(node);
         op->req.op = ARM_SRV_FENCE;
         arm_rem_op_send("ARMCI_Fence", op, NULL, 0, 1, 0);
@@ -60,10 +85,8 @@ static void locked_fence(int proc)
         return;
     int node = arm_core.node_of[proc];
     arm_rem_agent_order("ARMCI_Fence", node);
-    if (arm_rc.srv_dirty[node] || arm_rc.rma_dirty[node]) {
+    if (arm_rc.srv_dirty[node] || arm_rc.rma_dirty[node])
         fence_node(node, 1);
-        COUNT(ARMADA_OP_FENCE, ARMADA_PATH_SERVER, 0);
-    }
     /* Under threads, another thread's fence of the node may still be in
      * flight with this thread's writes: it completes them too (that fence
      * has the peer deadline of its own). */

@@ -191,7 +191,9 @@ static arm_status_t start_server(arm_core_t *c, int server_yield_after)
         .reply_eager_max = reply_eager, .topo = arm_rc.topo_on ? &arm_rc.topo : NULL,
         .node_of = c->node_of, .edge_slots = (int)arm_config.edge_slots,
         .combine = (int)arm_config.combine, .split = (int)arm_config.split_replies,
-        .bound_replies = arm_config.connect == ARM_CONNECT_EDGES };
+        .bound_replies = arm_config.connect == ARM_CONNECT_EDGES,
+        .fence_ack = arm_config.fence_ack_us >= 0,
+        .ack_us = (int)(arm_config.fence_ack_us < 60000000 ? arm_config.fence_ack_us : 60000000) };
     arm_status_t st = arm_server_start(&sp, &arm_rc.server);
     if (st != ARM_OK)
         return st;
@@ -339,6 +341,7 @@ void arm_remote_conn_stats(armada_stats_t *s)
     s->connect_ns = (uint64_t)(1e9 * (ns.connect_time_s + arm_rc.srv_connect_s));
     s->endpoints = s->eps_client_to_server + s->eps_server_to_client + s->eps_server_to_server;
     s->agent_jobs = atomic_load_explicit(&arm_rc.agent_jobs, memory_order_relaxed);
+    s->credit_replies = atomic_load_explicit(&arm_rc.credit_replies, memory_order_relaxed);
 }
 
 void arm_rem_release_rkeys(remote_alloc_t *ra)

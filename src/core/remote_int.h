@@ -122,6 +122,7 @@ typedef struct arm_remote_ctx {
     struct arm_rem_agent *agent; /* the progress agent, or NULL             */
     int *agent_pending;         /* node -> calls queued at or run by the agent */
     _Atomic uint64_t agent_jobs; /* jobs the agent has carried              */
+    _Atomic uint64_t credit_replies; /* replies with credits only (statistics) */
     int inject;                 /* ARMADA_TEST_INJECT, until used           */
     char *inject_buf;           /* oversize injection: 2 slots              */
     char *acc_buf;              /* accumulates at the origin: 3 chunks      */

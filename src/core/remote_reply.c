@@ -76,6 +76,7 @@ arm_status_t arm_rem_on_reply(void *arg, const arm_net_am_msg_t *msg)
         return ARM_OK;
     }
     if (!rep.req_id) {
+        arm_stat_add(&arm_rc.credit_replies, 1);
         if (rep.status < 0)
             refused(&rep, msg, NULL, NULL, -1);
         return ARM_OK;

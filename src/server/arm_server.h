@@ -61,6 +61,13 @@ typedef struct arm_server_params {
      * go back through the servers on the clients' routes, so that a server
      * talks only to its neighbours' clients (ARMADA_CONNECT=edges). */
     int bound_replies;
+    /* Acknowledged writes (decision 058), with fence_ack: a client whose
+     * requests are all served gets its credits back once the server has
+     * been idle for ack_us microseconds, so that it knows its writes
+     * complete and fences without a message (a reply meanwhile carries
+     * them). */
+    int fence_ack;
+    int ack_us;
 } arm_server_params_t;
 
 /* What a server with given parameters holds for requests at start: the

@@ -98,6 +98,9 @@ struct srv_client {
     arm_srv_fwd_hdr_t credit_hdr; /* edges: the credits message on its way  */
     uint32_t     seq_next;     /* edges: the message number served next     */
     int          nheld;        /* edges: slots held for an earlier message  */
+    int          ack_due;      /* on the server's list of clients that may be
+                                  owed an acknowledgement (fence_ack)      */
+    srv_client_t *anext;
     struct arm_server *srv;
 };
 
@@ -203,6 +206,8 @@ struct arm_server {
     int *acc_owner;            /* rank -> 1 + the rank holding its accumulate
                                   lock by ARM_SRV_ACCLOCK, 0: none (made at
                                   the first)                              */
+    srv_client_t *acks;        /* clients with ack_due set                   */
+    double ack_since;          /* when the first of them was noted           */
     arm_server_stats_t stats;
     uint64_t start_bytes;      /* stats.buffer_bytes before the thread ran   */
 };
@@ -320,6 +325,7 @@ void srv_slot_receive(struct arm_server *s, srv_slot_t *sl, const arm_net_am_msg
 void srv_post_refusal(srv_client_t *cl, srv_rec_t *rec);
 /* Drains every waiting client once; non-zero when one stopped waiting. */
 int srv_retry_blocked(struct arm_server *s);
+int srv_ack_idle(struct arm_server *s);
 
 /* srv_segs.c */
 /* The address of [raddr, +len) when one registered segment holds it;

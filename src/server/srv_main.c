@@ -64,7 +64,7 @@ void *srv_thread(void *arg)
     struct arm_server *s = arg;
     int idle = 0;
     while (!atomic_load_explicit(&s->stop, memory_order_acquire)) {
-        if (srv_progress(s)) {
+        if (srv_progress(s) || (s->acks && srv_ack_idle(s))) {
             idle = 0;
             continue;
         }
@@ -78,9 +78,10 @@ void *srv_thread(void *arg)
                 sched_yield();
             continue;
         }
-        /* Waiting lock requests are retried every millisecond; otherwise
+        /* Waiting lock requests, and acknowledgements not yet due, are
+         * looked at again every millisecond; otherwise
          * sleep until the transport has events (or a wakeup). */
-        s->x->wait(s->xctx, s->nblocked || s->nparked || s->nsplits ? 1 : 1000);
+        s->x->wait(s->xctx, s->nblocked || s->nparked || s->nsplits || s->acks ? 1 : 1000);
         idle = 0;
     }
     /* The thread's processor time, for the statistics (read after join). */

@@ -9,10 +9,12 @@
  * its header and completion until the transport reports it sent. A client
  * whose head must wait (a held lock) is on the server's FIFO list of
  * waiting clients, which the progress loop retries (decision 028). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
 #include "server/srv_int.h"
 #include "util/arm_log.h"
+#include "util/arm_timer.h"
 
 static void rec_done(srv_rec_t *rec, int async);
 
@@ -65,6 +67,50 @@ static int half_back(const srv_client_t *cl)
     return cl->unreturned >= (uint32_t)(cl->nslots + 1) / 2;
 }
 
+/* Acknowledgements (fence_ack): every request of the client is served,
+ * and a credit is owed. (A forwarded request frees its slot here once sent
+ * on, not served: edges and forwarding are not acknowledged; the client
+ * fences those nodes with a message.) */
+static int ack_owed(const srv_client_t *cl)
+{
+    return cl->srv->p.fence_ack && !cl->edge && cl->qcount == 0 && cl->unreturned > 0;
+}
+
+/* Notes that cl may owe an acknowledgement: decided once the server has
+ * been idle ack_us (srv_ack_idle). A request with a reply arriving
+ * meanwhile (a fence, a get) takes the credits along instead, so a client
+ * that writes and fences at once costs no extra message. */
+static void ack_note(srv_client_t *cl)
+{
+    struct arm_server *s = cl->srv;
+    if (!s->p.fence_ack || cl->edge || cl->ack_due)
+        return;
+    if (!s->acks)
+        s->ack_since = arm_time_now();
+    cl->ack_due = 1;
+    cl->anext = s->acks;
+    s->acks = cl;
+}
+
+int srv_ack_idle(struct arm_server *s)
+{
+    if (arm_time_now() - s->ack_since < 1e-6 * s->p.ack_us)
+        return 0;
+    srv_client_t *cl = s->acks;
+    s->acks = NULL;
+    while (cl) {
+        srv_client_t *next = cl->anext;
+        cl->ack_due = 0;
+        cl->anext = NULL;
+        /* Still queued: the slots freed later note the client again. Its
+         * credit record still sending: its completion sends the rest. */
+        if (ack_owed(cl) && !cl->credit_rec.busy)
+            srv_send_credits(cl);
+        cl = next;
+    }
+    return 1;
+}
+
 void srv_slot_free(srv_slot_t *sl)
 {
     srv_client_t *cl = sl->cl;
@@ -77,6 +123,8 @@ void srv_slot_free(srv_slot_t *sl)
      * outstanding credits than it could still use. */
     if (half_back(cl))
         srv_send_credits(cl);
+    else
+        ack_note(cl);
 }
 
 static srv_rec_t *sync_rec_free(srv_client_t *cl)
@@ -103,7 +151,7 @@ static void rec_done(srv_rec_t *rec, int async)
     } else if (rec == &cl->credit_rec) {
         /* Only from a completion: a send that failed at once is not retried
          * in a loop. */
-        if (async && half_back(cl))
+        if (async && (half_back(cl) || ack_owed(cl)))
             srv_send_credits(cl);
     } else if (async && cl->qcount > 0) {
         /* A sync request may wait at the head for a free record. */

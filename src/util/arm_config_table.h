@@ -120,6 +120,10 @@
       "Chunk of an accumulate done at the origin when the transport's RMA carries it " \
       "(three such buffers per process, made at first use); through the server a chunk " \
       "is a slot.") \
+    X(fence_ack_us, "FENCE_ACK_US", INT, "50", NULL, PROTOCOLS, \
+      "A server idle this many microseconds returns the credits of each client whose " \
+      "requests are all served, so that the client's next fence to the node sends no " \
+      "message (decision 058); a reply meanwhile carries them instead. -1: never.") \
     X(log_level, "LOG_LEVEL", ENUM, "warn", "error|warn|info|debug", DIAGNOSTICS, \
       "Least severe message printed.") \
     X(stats, "STATS", BOOL, "0", NULL, DIAGNOSTICS, \

@@ -1,0 +1,189 @@
+/* fence_ack: a fence to a node whose writes are known served sends no
+ * message (decision 058), one whose writes are not known served does, and
+ * the data is at the target after either.
+ *
+ * Run with every rank its own node (ARMADA_PPN=1). Fence messages are
+ * counted as ops[ARMADA_OP_FENCE][ARMADA_PATH_SERVER] (a fence request, or a
+ * batch carrying one), RMA flushes as [ARMADA_PATH_RMA]. The expectations
+ * follow ARMADA_FENCE_ACK_US (default 50; -1: off) and the path the puts took:
+ *   - put then get from the same node: the get's reply brings the put's
+ *     credit home, so the fence after it is free (any ack setting);
+ *   - put then fence at once, FENCE_ACK_US=-1: one fence message each time;
+ *   - put, pause, fence, FENCE_ACK_US>=0: the server returned the credit on
+ *     its own, so most such fences are free (a pause can be too short on a
+ *     loaded machine: at most half may still send);
+ *   - AllFence after writing to every node, each acknowledged by a get:
+ *     no message at all;
+ *   - puts by direct RMA: every fence flushes (no server message). */
+#include <armci.h>
+#include <armada.h>
+#include "tst.h"
+
+#define BIG 4096L     /* above the aggregation limit: one request per put */
+#define ROUNDS 20
+
+static int me, np, right, left;
+static void **base;
+static long *src, *chk;
+
+static uint64_t fence_count(int path)
+{
+    armada_stats_t st;
+    armada_stats_get(&st);
+    return st.ops[ARMADA_OP_FENCE][path];
+}
+
+static uint64_t put_count(int path)
+{
+    armada_stats_t st;
+    armada_stats_get(&st);
+    return st.ops[ARMADA_OP_PUT][path];
+}
+
+static void fill(long tag)
+{
+    for (long i = 0; i < BIG / (long)sizeof(long); i++)
+        src[i] = tag * 1000003L + i;
+}
+
+/* After the writer's fence: my region holds what my left neighbour wrote. */
+static void check_from_left(long tag, const char *what)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    ARMCI_Access_begin(base[me]);
+    const long *mine = base[me];
+    long bad = 0;
+    for (long i = 0; i < BIG / (long)sizeof(long); i++)
+        bad += mine[i] != tag * 1000003L + i + left;
+    ARMCI_Access_end(base[me]);
+    CHECK(bad == 0, "%s: %ld words from rank %d missing after its fence", what, bad, left);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void put_right(long tag)
+{
+    fill(tag);
+    for (long i = 0; i < BIG / (long)sizeof(long); i++)
+        src[i] += me;
+    ARMCI_Put(src, base[right], (int)BIG, right);
+}
+
+/* Returns the fence messages of one round of put (+ what), fence. */
+static uint64_t round_trip(long tag, int mode)
+{
+    put_right(tag);
+    if (mode == 1)
+        ARMCI_Get((char *)base[right] + BIG, chk, (int)sizeof(long), right);
+    else if (mode == 2)
+        tst_nap(20000);
+    uint64_t before = fence_count(ARMADA_PATH_SERVER);
+    ARMCI_Fence(right);
+    return fence_count(ARMADA_PATH_SERVER) - before;
+}
+
+static void server_path(int ack)
+{
+    uint64_t msgs = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        msgs += round_trip(100 + r, 1);
+        check_from_left(100 + r, "put, get, fence");
+    }
+    CHECK_EQ(msgs, 0, "fence messages after writes a get acknowledged");
+    TST_SAY("put+get+fence: %llu fence messages in %d rounds", (unsigned long long)msgs, ROUNDS);
+
+    msgs = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        msgs += round_trip(200 + r, ack ? 2 : 0);
+        check_from_left(200 + r, ack ? "put, pause, fence" : "put, fence");
+    }
+    if (ack)
+        CHECK(msgs <= ROUNDS / 2, "%llu of %d fences after a pause sent a message",
+              (unsigned long long)msgs, ROUNDS);
+    else
+        CHECK_EQ(msgs, ROUNDS, "fence messages after unacknowledged writes");
+    TST_SAY("put+%s+fence (acknowledgements %d): %llu fence messages in %d rounds",
+            ack ? "pause" : "nothing", ack, (unsigned long long)msgs, ROUNDS);
+
+    /* AllFence after writing to every other node, each write acknowledged. */
+    fill(300);
+    for (long i = 0; i < BIG / (long)sizeof(long); i++)
+        src[i] += me;
+    for (int t = 0; t < np; t++)
+        if (t != me) {
+            ARMCI_Put(src, (char *)base[t] + (2 + me) * BIG, (int)BIG, t);
+            ARMCI_Get((char *)base[t] + BIG, chk, (int)sizeof(long), t);
+        }
+    uint64_t before = fence_count(ARMADA_PATH_SERVER);
+    ARMCI_AllFence();
+    CHECK_EQ(fence_count(ARMADA_PATH_SERVER) - before, 0,
+             "AllFence messages after acknowledged writes to every node");
+    /* And unacknowledged (FENCE_ACK_US=-1): one message per node written. */
+    if (!ack) {
+        for (int t = 0; t < np; t++)
+            if (t != me)
+                ARMCI_Put(src, (char *)base[t] + (2 + me) * BIG, (int)BIG, t);
+        before = fence_count(ARMADA_PATH_SERVER);
+        ARMCI_AllFence();
+        CHECK_EQ(fence_count(ARMADA_PATH_SERVER) - before, np - 1,
+                 "AllFence messages after unacknowledged writes to every node");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    ARMCI_Access_begin(base[me]);
+    for (int s = 0; s < np; s++) {
+        if (s == me)
+            continue;
+        const long *w = (const long *)((char *)base[me] + (2 + s) * BIG);
+        long bad = 0;
+        for (long i = 0; i < BIG / (long)sizeof(long); i++)
+            bad += w[i] != 300 * 1000003L + i + s;
+        CHECK(bad == 0, "AllFence: %ld words from rank %d missing", bad, s);
+    }
+    ARMCI_Access_end(base[me]);
+}
+
+static void rma_path(void)
+{
+    uint64_t rma0 = fence_count(ARMADA_PATH_RMA), srv0 = fence_count(ARMADA_PATH_SERVER);
+    for (int r = 0; r < ROUNDS; r++) {
+        put_right(400 + r);
+        ARMCI_Fence(right);
+        check_from_left(400 + r, "RMA put, fence");
+    }
+    CHECK_EQ(fence_count(ARMADA_PATH_RMA) - rma0, ROUNDS, "RMA flushes by fences");
+    CHECK_EQ(fence_count(ARMADA_PATH_SERVER) - srv0, 0, "server fence messages (RMA puts)");
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    ARMCI_Init();
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    right = (me + 1) % np;
+    left = (me + np - 1) % np;
+    const char *e = getenv("ARMADA_FENCE_ACK_US");
+    int ack = !(e && atoi(e) < 0);
+    base = malloc(sizeof(void *) * (size_t)np);
+    src = malloc(BIG);
+    chk = malloc(sizeof(long));
+    CHECK_EQ(ARMCI_Malloc(base, (2 + np) * BIG), 0, "ARMCI_Malloc");
+    CHECK(np >= 2 && armada_node_count() == np, "needs >= 2 ranks, each its own node "
+          "(ARMADA_PPN=1): %d ranks on %d nodes", np, armada_node_count());
+    if (np >= 2 && armada_node_count() == np) {
+        /* Which path do puts of BIG bytes take? One put tells. */
+        uint64_t rma0 = put_count(ARMADA_PATH_RMA);
+        put_right(0);
+        ARMCI_AllFence();
+        check_from_left(0, "first put");
+        if (put_count(ARMADA_PATH_RMA) > rma0) {
+            TST_SAY("puts go by direct RMA: every fence flushes");
+            rma_path();
+        } else {
+            server_path(ack);
+        }
+    }
+    ARMCI_Free(base[me]);
+    ARMCI_Finalize();
+    MPI_Finalize();
+    return tst_finish("fence_ack");
+}
