@@ -90,6 +90,13 @@
       "request up to this size, a rendezvous beyond (decision 013).") \
     X(pipeline_depth, "PIPELINE_DEPTH", INT, "4", NULL, PROTOCOLS, \
       "Chunks of one large strided or vector transfer kept in flight at once.") \
+    X(symmetric, "SYMMETRIC", BOOL, "0", NULL, PROTOCOLS, \
+      "Symmetric heap: ARMCI_Malloc over the world takes the same offset of a heap " \
+      "every process reserves at start, so no addresses are exchanged and a remote " \
+      "address translates without a search (decision 059).") \
+    X(symmetric_heap, "SYMMETRIC_HEAP", SIZE, "256m", NULL, PROTOCOLS, \
+      "Bytes of each process's symmetric heap (address space; pages are committed " \
+      "per allocation). An allocation that does not fit stops the program.") \
     X(log_level, "LOG_LEVEL", ENUM, "warn", "error|warn|info|debug", DIAGNOSTICS, \
       "Least severe message printed.") \
     X(stats, "STATS", BOOL, "0", NULL, DIAGNOSTICS, \
