@@ -109,10 +109,10 @@ arm_status_t arm_sym_alloc(uint64_t id, size_t mine, size_t most, void **ptr_arr
     size_t off = 0;
     sym_block_t **at = NULL;
     if (!first_fit(len, &off, &at)) {
-        snprintf(why, why_len, "the symmetric heap has no free range for the largest "
-                 "request of the group, %zu bytes (rank %d asked for %zu): "
-                 "ARMADA_SYMMETRIC_HEAP=%zu bytes per process, largest free range %zu",
-                 most, c->me, mine, sym.heap, largest_free());
+        snprintf(why, why_len, "argument 'bytes' (largest of the group %zu, rank %d's %zu) "
+                 "does not fit the symmetric heap: ARMADA_SYMMETRIC_HEAP=%zu bytes per "
+                 "process, largest free range %zu", most, c->me, mine, sym.heap,
+                 largest_free());
         return ARM_ERR_NO_MEMORY;
     }
     sym_block_t *b = malloc(sizeof *b);
