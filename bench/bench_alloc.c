@@ -5,7 +5,10 @@
  * asks for the same size (-k KiB, default 64) while -L allocations of that
  * size are already live (default 0), so the registry's growth shows too.
  * Figures, per call, median over repetitions of the slowest process's mean:
- * malloc us, free us, and pair us (the two together). The program checks
+ * malloc us, free us, and pair us (the two together). With -L > 0 also
+ * put8_rr us: 8-byte puts to the next rank, each into the next of the live
+ * allocations in turn (so no last-hit cache helps the address translation),
+ * then a fence; per put, rank 0's. The program checks
  * that each allocation is reachable: a put into the next rank's slice and a
  * get back, every iteration. */
 #include "bench_armci.h"
@@ -44,6 +47,18 @@ static int one_round(size_t bytes, void **ptrs, int me, int np, double *t_malloc
     *t_malloc += t1 - t0;
     *t_free += t3 - t2;
     return ok;
+}
+
+/* 8-byte puts cycling over the live allocations; seconds per put. */
+static double puts_round_robin(void ***held, int live, int me, int np, int n)
+{
+    int peer = (me + 1) % np;
+    long v = me;
+    double t0 = bench_now();
+    for (int i = 0; i < n; i++)
+        ARMCI_Put(&v, held[i % live][peer], (int)sizeof v, peer);
+    ARMCI_Fence(peer);
+    return (bench_now() - t0) / n;
 }
 
 int main(int argc, char **argv)
@@ -87,6 +102,18 @@ int main(int argc, char **argv)
         bench_report(&o, "malloc", bytes, "us", sm, o.reps, iters, extra);
         bench_report(&o, "free", bytes, "us", sf, o.reps, iters, extra);
         bench_report(&o, "pair", bytes, "us", sp, o.reps, iters, extra);
+    }
+    if (live > 0) {
+        double sr[BENCH_MAX_REPS];
+        int n = 20000;
+        puts_round_robin(held, live, o.rank, o.nproc, n / 10);
+        for (int r = 0; r < o.reps; r++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            sr[r] = puts_round_robin(held, live, o.rank, o.nproc, n) * 1e6;
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (o.rank == 0)
+            bench_report(&o, "put8_rr", sizeof(long), "us", sr, o.reps, n, extra);
     }
     int bad = o.rank == 0 ? bench_check(&o, "alloc_reachable", 1, all_ok) : !all_ok * 3;
     for (int l = live - 1; l >= 0; l--) {
