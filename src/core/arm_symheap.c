@@ -9,13 +9,16 @@
  * (arm_reg_lookup), with no search over allocations. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "core/arm_core.h"
 #include "util/arm_config.h"
 #include "util/arm_log.h"
 
+#define SYM_ALIGN 64      /* blocks start on cache lines, as slices do */
+
 typedef struct sym_block {
-    size_t off, len;      /* in every heap; len: whole pages */
+    size_t off, len;      /* in every heap; len: SYM_ALIGN multiples */
     size_t mine;          /* what this process asked for      */
     uint64_t id;
     struct sym_block *next;
@@ -105,7 +108,7 @@ arm_status_t arm_sym_alloc(uint64_t id, size_t mine, size_t most, void **ptr_arr
             ptr_arr[r] = NULL;
         return ARM_OK;
     }
-    size_t len = most > sym.heap ? sym.heap + 1 : (most + sym.page - 1) / sym.page * sym.page;
+    size_t len = most > sym.heap ? sym.heap + 1 : (most + SYM_ALIGN - 1) / SYM_ALIGN * SYM_ALIGN;
     size_t off = 0;
     sym_block_t **at = NULL;
     if (!first_fit(len, &off, &at)) {
@@ -145,15 +148,37 @@ uint64_t arm_sym_find(const void *ptr)
     return 0;
 }
 
+/* Free space in a heap always reads zeros, as a fresh segment does: the
+ * pages of [lo, hi) that no other block touches go back to the system, the
+ * bytes on pages shared with a neighbour (prev_end, next_off) are cleared. */
+static void clear_range(size_t lo, size_t hi, size_t prev_end, size_t next_off)
+{
+    char *heap = sym.slice[arm_core.me].local;
+    size_t pg = sym.page;
+    size_t plo = lo / pg * pg, phi = (hi + pg - 1) / pg * pg;
+    size_t rlo = prev_end <= plo ? plo : plo + pg;
+    size_t rhi = next_off >= phi ? phi : phi - pg;
+    if (rlo >= rhi || rlo > hi || rhi < lo) {
+        memset(heap + lo, 0, hi - lo);
+        return;
+    }
+    if (lo < rlo)
+        memset(heap + lo, 0, rlo - lo);
+    if (rhi < hi)
+        memset(heap + rhi, 0, hi - rhi);
+    arm_shm_release(heap + rlo, rhi - rlo);
+}
+
 int arm_sym_free(uint64_t id, size_t *mine)
 {
+    size_t prev_end = 0;
     for (sym_block_t **link = &sym.blocks; *link; link = &(*link)->next) {
         sym_block_t *b = *link;
-        if (b->id != id)
+        if (b->id != id) {
+            prev_end = b->off + b->len;
             continue;
-        /* The pages go back, so a later allocation there reads zeros, as a
-         * fresh segment does. */
-        arm_shm_release(sym.slice[arm_core.me].local + b->off, b->len);
+        }
+        clear_range(b->off, b->off + b->len, prev_end, b->next ? b->next->off : sym.heap);
         *mine = b->mine;
         *link = b->next;
         free(b);

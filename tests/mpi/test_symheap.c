@@ -30,6 +30,41 @@ static void touch_all(void **a)
     }
 }
 
+/* Blocks smaller than a page share it: freeing one clears its own bytes
+ * and leaves its neighbours' data alone; the next block there reads zeros. */
+static void small_blocks(void)
+{
+    enum { N = 5, LEN = 200 };
+    void **e[N];
+    for (int k = 0; k < N; k++) {
+        e[k] = malloc(sizeof(void *) * np);
+        ARMCI_Malloc(e[k], LEN);
+        memset(e[k][me], 0x40 + k, LEN);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    ARMCI_Free(e[1][me]);
+    ARMCI_Free(e[3][me]);
+    for (int k = 0; k < N; k += 2) {
+        long bad = 0;
+        for (int i = 0; i < LEN; i++)
+            bad += ((unsigned char *)e[k][me])[i] != 0x40 + k;
+        CHECK(bad == 0, "block %d: %ld bytes changed by freeing its neighbours", k, bad);
+    }
+    void **f = malloc(sizeof(void *) * np);
+    ARMCI_Malloc(f, LEN);
+    CHECK(f[me] == e[1][me], "the first freed small block is not taken again");
+    long nonzero = 0;
+    for (int i = 0; i < LEN; i++)
+        nonzero += ((char *)f[me])[i] != 0;
+    CHECK(nonzero == 0, "%ld bytes of a reused small block are not zero", nonzero);
+    ARMCI_Free(f[me]);
+    for (int k = 0; k < N; k += 2)
+        ARMCI_Free(e[k][me]);
+    for (int k = 0; k < N; k++)
+        free(e[k]);
+    free(f);
+}
+
 static void layout(void)
 {
     void **a = malloc(sizeof(void *) * np), **b = malloc(sizeof(void *) * np);
@@ -61,6 +96,7 @@ static void layout(void)
     CHECK(nonzero == 0, "%ld bytes of a reused range are not zero", nonzero);
     MPI_Barrier(MPI_COMM_WORLD);
     touch_all(d);
+    small_blocks();
     ARMCI_Free(me == 0 ? NULL : b[me]);
     ARMCI_Free(c[me]);
     ARMCI_Free(d[me]);
