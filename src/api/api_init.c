@@ -6,6 +6,7 @@
 #include "api/api_internal.h"
 #include "armci.h"
 #include "core/arm_ops.h"
+#include "util/arm_config.h"
 
 static struct {
     long *nxtval;        /* rank 0's counter for TCGMSG nxtval */
@@ -58,6 +59,11 @@ static int init_on(MPI_Comm comm, const char *call)
     if (st != ARM_OK)
         arm_fatal(call, "start-up failed: %s", arm_status_str(st));
     armada_api_groups_init();
+    st = arm_sym_init();
+    if (st != ARM_OK)
+        arm_fatal(call, "reserving the symmetric heap (ARMADA_SYMMETRIC_HEAP=%ld) failed on "
+                  "rank %d: %s", arm_config.symmetric_heap, arm_core.me,
+                  arm_reg_error()[0] ? arm_reg_error() : arm_status_str(st));
     void **bases = malloc((size_t)arm_core.nproc * sizeof *bases);
     int *members = malloc((size_t)arm_core.nproc * sizeof *members);
     if (!bases || !members)

@@ -105,6 +105,8 @@ typedef struct arm_core {
 
     arm_target_index_t *index;   /* nproc entries                           */
     arm_alloc_t *allocs;         /* live allocations                        */
+    arm_slice_t *sym_slice;      /* ARMADA_SYMMETRIC: rank -> its whole heap,
+                                    NULL when the mode is off (decision 059) */
     size_t shm_bytes;
 
     arm_alloc_t *ctl_alloc;      /* control blocks of every process         */
@@ -145,11 +147,39 @@ void arm_reg_free_internal(arm_alloc_t *a);
 void arm_reg_release_all(void);
 /* Why the last arm_reg_malloc of this process failed ("" when unknown). */
 const char *arm_reg_error(void);
+/* The symmetric heap's segment: bytes per process over the world, no page
+ * reserved. Collective. */
+arm_status_t arm_reg_heap_create(size_t bytes, void **ptr_arr, arm_alloc_t **out);
+
+/* ---- symmetric heap (arm_symheap.c, decision 059) ------------------------ */
+/* ARMADA_SYMMETRIC=1: reserves the heap. Collective, after the inter-node
+ * client is up. */
+arm_status_t arm_sym_init(void);
+int arm_sym_active(void);
+/* Places allocation id (most: the largest member's size, mine: this
+ * process's) at the same offset of every heap; no communication. */
+arm_status_t arm_sym_alloc(uint64_t id, size_t mine, size_t most, void **ptr_arr, char *why,
+                           size_t why_len);
+/* id + 1 of this process's block based at ptr; 0 when ptr is none. */
+uint64_t arm_sym_find(const void *ptr);
+/* Frees block id if it is one (returns 1, its bytes for this process in
+ * *mine); 0 when id is no symmetric block. No communication. */
+int arm_sym_free(uint64_t id, size_t *mine);
+int arm_sym_live(void);
+/* Forgets the blocks (the heap goes with the other internal allocations);
+ * returns the bytes this process held in them. */
+size_t arm_sym_fini(void);
 
 static inline arm_slice_t *arm_reg_lookup(int proc, uintptr_t addr, size_t len)
 {
     arm_target_index_t *ix = &arm_core.index[proc];
     arm_slice_t *s;
+    /* The symmetric heap: the target's heap base and the offset, no search. */
+    if (arm_core.sym_slice) {
+        s = &arm_core.sym_slice[proc];
+        if (addr - s->base < s->len && addr - s->base + len <= s->len)
+            return s;
+    }
     if (ix->n == 0)
         return NULL;
     s = &ix->slices[atomic_load_explicit(&ix->last, memory_order_relaxed)];

@@ -34,14 +34,16 @@ const char *arm_reg_error(void) { return reg_state.reason; }
 
 /* ARMADA_SHM_LIMIT, checked on every member before anything is created:
  * one member over the limit fails the allocation on all of them. The
- * verdict rides on the reduction that agrees on the allocation id. */
-static int over_limit(MPI_Comm comm, size_t bytes, int internal, uint64_t *id)
+ * verdict rides on the reduction that agrees on the allocation id, and so
+ * does the largest member's size (*most), which the symmetric heap needs. */
+static int over_limit(MPI_Comm comm, size_t bytes, int internal, uint64_t *id, size_t *most)
 {
     size_t limit = arm_config.shm_limit > 0 ? (size_t)arm_config.shm_limit : 0;
     int over = !internal && limit && reg_state.user_bytes + bytes > limit;
-    uint64_t agree[2] = { *id, (uint64_t)over };
-    MPI_Allreduce(MPI_IN_PLACE, agree, 2, MPI_UINT64_T, MPI_MAX, comm);
+    uint64_t agree[3] = { *id, (uint64_t)over, (uint64_t)bytes };
+    MPI_Allreduce(MPI_IN_PLACE, agree, 3, MPI_UINT64_T, MPI_MAX, comm);
     *id = agree[0];
+    *most = (size_t)agree[2];
     if (over)
         snprintf(reg_state.reason, sizeof reg_state.reason, "ARMADA_SHM_LIMIT=%zu bytes "
                  "allows rank %d no more: it holds %zu bytes and asks for %zu", limit,
@@ -126,14 +128,15 @@ static void seg_shortage(long long free_bytes, size_t total, size_t bytes)
  * names (named), has no memfd, or some member could not open the path;
  * nothing is left mapped then. Collective over ncomm. */
 static int node_segment_anon(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int named,
-                             size_t total, size_t bytes)
+                             int sparse, size_t total, size_t bytes)
 {
     /* made: created or unsupported; bytes free when short; the handle
      * (empty: names, on every member) */
     struct { long long ok, free_bytes; char handle[ARM_SHM_NAME_MAX]; } made = { 1, -1, "" };
     int fd = -1;
     if (nrank == 0 && !named) {
-        arm_status_t cst = arm_shm_create_anon(total, &a->seg, &fd);
+        arm_status_t cst = sparse ? arm_shm_create_anon_sparse(total, &a->seg, &fd)
+                                  : arm_shm_create_anon(total, &a->seg, &fd);
         made.ok = cst == ARM_OK || cst == ARM_ERR_UNSUPPORTED;
         if (cst == ARM_OK)
             snprintf(made.handle, sizeof made.handle, "%s", a->seg.name);
@@ -171,7 +174,7 @@ static int node_segment_anon(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int name
  * creates and reserves it, the others map it, the node's server maps it,
  * then the name goes. Collective over ncomm. */
 static int node_segment_named(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int creator_pid,
-                              uint64_t id, size_t total, size_t bytes)
+                              int sparse, uint64_t id, size_t total, size_t bytes)
 {
     arm_core_t *c = &arm_core;
     char name[ARM_SHM_NAME_MAX];
@@ -183,7 +186,8 @@ static int node_segment_named(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int cre
     /* made[0]: created; made[1]: bytes /dev/shm had free when it could not be */
     long long made[2] = { 1, -1 };
     if (nrank == 0) {
-        arm_status_t cst = arm_shm_create(name, total, &a->seg);
+        arm_status_t cst = sparse ? arm_shm_create_sparse(name, total, &a->seg)
+                                  : arm_shm_create(name, total, &a->seg);
         made[0] = cst == ARM_OK;
         if (cst == ARM_ERR_NO_MEMORY)
             made[1] = arm_shm_free_bytes() >= 0 ? arm_shm_free_bytes() : 0;
@@ -213,20 +217,21 @@ static int node_segment_named(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int cre
 /* The node's members of the group share one segment, without a name where
  * the node allows it. The creator decides (ARMADA_SHM_NAMED, or a fallback
  * seen before) and the others follow its broadcast, so the members always
- * take the same path. Collective over ncomm. */
+ * take the same path. sparse: no page reserved (the symmetric heap).
+ * Collective over ncomm. */
 static arm_status_t node_segment(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int creator_pid,
-                                 uint64_t id, size_t total, size_t bytes)
+                                 int sparse, uint64_t id, size_t total, size_t bytes)
 {
     static int named_only = -1;   /* -1: not decided yet */
     if (named_only < 0)
         named_only = arm_config.shm_named != 0;
-    int r = node_segment_anon(a, ncomm, nrank, named_only, total, bytes);
+    int r = node_segment_anon(a, ncomm, nrank, named_only, sparse, total, bytes);
     if (r == SEG_FALLBACK) {
         if (!named_only)
             arm_log(ARM_LOG_INFO, "shm", "rank %d: node segments cannot be passed through "
                     "/proc here; they get names in /dev/shm from now on", arm_core.me);
         named_only = 1;
-        r = node_segment_named(a, ncomm, nrank, creator_pid, id, total, bytes);
+        r = node_segment_named(a, ncomm, nrank, creator_pid, sparse, id, total, bytes);
     }
     if (r != SEG_OK)
         return r == SEG_SHORT ? ARM_ERR_NO_MEMORY : ARM_ERR_SYSTEM;
@@ -237,7 +242,8 @@ static arm_status_t node_segment(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int 
 /* Lays out the slices of the group's members on this node (SLICE_ALIGN
  * apart, the whole rounded to pages) and makes their shared segment.
  * Collective over comm; *myoff is this member's slice offset. */
-static arm_status_t node_share(arm_alloc_t *a, MPI_Comm comm, size_t bytes, size_t *myoff)
+static arm_status_t node_share(arm_alloc_t *a, MPI_Comm comm, size_t bytes, int sparse,
+                               size_t *myoff)
 {
     arm_core_t *c = &arm_core;
     int grank, nrank, nsize;
@@ -264,7 +270,8 @@ static arm_status_t node_share(arm_alloc_t *a, MPI_Comm comm, size_t bytes, size
         }
         size_t page = (size_t)sysconf(_SC_PAGESIZE);
         total = (total + page - 1) / page * page;
-        st = total > 0 ? node_segment(a, ncomm, nrank, npid[0], a->id, total, bytes) : ARM_OK;
+        st = total > 0 ? node_segment(a, ncomm, nrank, npid[0], sparse, a->id, total, bytes)
+                       : ARM_OK;
     }
     free(nlen);
     free(npid);
@@ -301,16 +308,25 @@ static arm_status_t alloc_index(arm_alloc_t *a, MPI_Comm comm, size_t myoff,
     return st;
 }
 
-arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t bytes,
-                            int internal, void **ptr_arr, arm_alloc_t **out)
+/* sparse: the symmetric heap, whose pages are committed per allocation. */
+static arm_status_t reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t bytes,
+                               int internal, int sparse, void **ptr_arr, arm_alloc_t **out)
 {
     arm_core_t *c = &arm_core;
     reg_state.reason[0] = '\0';
     uint64_t id = c->next_alloc_id;
-    int over = over_limit(comm, bytes, internal, &id);
+    size_t most = 0;
+    int over = over_limit(comm, bytes, internal, &id, &most);
     c->next_alloc_id = id + 1;
     if (over)
         return ARM_ERR_NO_MEMORY;
+    if (!internal && arm_sym_active() && comm == c->world) {
+        arm_status_t sst = arm_sym_alloc(id, bytes, most, ptr_arr, reg_state.reason,
+                                         sizeof reg_state.reason);
+        if (sst == ARM_OK)
+            reg_state.user_bytes += bytes;   /* arm_reg_free takes it back */
+        return sst;
+    }
 
     arm_alloc_t *a = calloc(1, sizeof *a);
     member_info_t *info = calloc((size_t)gsize, sizeof *info);
@@ -328,7 +344,7 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
     /* Members that could not even start still take part in the collectives. */
     MPI_Allreduce(MPI_IN_PLACE, &have, 1, MPI_INT, MPI_MIN, comm);
     if (have)
-        st = node_share(a, comm, bytes, &myoff);
+        st = node_share(a, comm, bytes, sparse, &myoff);
     int all_ok = have && st == ARM_OK;
     MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     if (!all_ok) {
@@ -362,12 +378,31 @@ arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t
     return ARM_OK;
 }
 
+arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t bytes,
+                            int internal, void **ptr_arr, arm_alloc_t **out)
+{
+    return reg_malloc(comm, gsize, members, bytes, internal, 0, ptr_arr, out);
+}
+
+arm_status_t arm_reg_heap_create(size_t bytes, void **ptr_arr, arm_alloc_t **out)
+{
+    int *members = malloc((size_t)arm_core.nproc * sizeof *members);
+    if (!members)
+        return ARM_ERR_NO_MEMORY;
+    for (int r = 0; r < arm_core.nproc; r++)
+        members[r] = r;
+    arm_status_t st = reg_malloc(arm_core.world, arm_core.nproc, members, bytes, 1, 1, ptr_arr,
+                                 out);
+    free(members);
+    return st;
+}
+
 arm_status_t arm_reg_free(MPI_Comm comm, void *ptr, const char *call)
 {
     arm_core_t *c = &arm_core;
     uint64_t id = 0;
     arm_alloc_t *a = NULL;
-    if (ptr) {
+    if (ptr && (id = arm_sym_find(ptr)) == 0) {
         arm_slice_t *s = arm_reg_lookup(c->me, (uintptr_t)ptr, 0);
         if (!s || s->base != (uintptr_t)ptr || s->alloc->internal)
             arm_fatal(call, "argument 'ptr' = %p is not the base of an ARMCI_Malloc "
@@ -375,19 +410,27 @@ arm_status_t arm_reg_free(MPI_Comm comm, void *ptr, const char *call)
         a = s->alloc;
         id = a->id + 1;
     }
+    uint64_t mine = id;
     /* Members whose slice is empty passed NULL: the others tell them which. */
     MPI_Allreduce(MPI_IN_PLACE, &id, 1, MPI_UINT64_T, MPI_MAX, comm);
     if (id == 0)
         return ARM_OK; /* every member passed NULL: nothing to free */
+    if (mine && mine != id)
+        arm_fatal(call, "argument 'ptr' = %p: members of the group free different "
+                  "allocations (rank %d)", ptr, c->me);
+    /* A symmetric block: every member has entered the free, so every access
+     * to it is complete (the reduction is the barrier). */
+    size_t sym_len;
+    if (arm_sym_free(id - 1, &sym_len)) {
+        reg_state.user_bytes -= sym_len;
+        return ARM_OK;
+    }
     if (!a) {
         for (a = c->allocs; a && a->id != id - 1; a = a->next)
             ;
         if (!a)
             arm_fatal(call, "argument 'ptr' = NULL does not match the allocation the "
                       "other members free (rank %d)", c->me);
-    } else if (a->id != id - 1) {
-        arm_fatal(call, "argument 'ptr' = %p: members of the group free different "
-                  "allocations (rank %d)", ptr, c->me);
     }
     /* Every access to the allocation must be complete before it goes. */
     MPI_Barrier(comm);
@@ -402,7 +445,8 @@ void arm_reg_free_internal(arm_alloc_t *a)
 
 void arm_reg_release_all(void)
 {
-    int forgotten = 0;
+    int forgotten = arm_sym_live();
+    reg_state.user_bytes -= arm_sym_fini();
     for (arm_alloc_t *a = arm_core.allocs; a; a = a->next)
         forgotten += !a->internal;
     if (forgotten && arm_config.warn_unfreed)

@@ -57,11 +57,11 @@ int arm_shm_open_handle(const char *handle, size_t len)
     return fd;
 }
 
-arm_status_t arm_shm_create_anon(size_t len, arm_shm_seg_t *out, int *fd_out)
+static arm_status_t create_anon(size_t len, int reserve, arm_shm_seg_t *out, int *fd_out)
 {
     *fd_out = -1;
     long long avail = arm_shm_free_bytes();
-    if (avail >= 0 && (unsigned long long)len > (unsigned long long)avail)
+    if (reserve && avail >= 0 && (unsigned long long)len > (unsigned long long)avail)
         return ARM_ERR_NO_MEMORY;
 #ifdef MFD_CLOEXEC
     int fd = memfd_create("armada", MFD_CLOEXEC);
@@ -83,7 +83,7 @@ arm_status_t arm_shm_create_anon(size_t len, arm_shm_seg_t *out, int *fd_out)
     } else {
         arm_shm_handle_path(handle, sizeof handle, (int)getpid(), fd,
                             (unsigned long long)sb.st_ino);
-        st = arm_shm_reserve(fd, handle, len);
+        st = reserve ? arm_shm_reserve(fd, handle, len) : ARM_OK;
         if (st == ARM_OK)
             st = arm_shm_map_fd(fd, handle, len, out);
     }
@@ -93,6 +93,16 @@ arm_status_t arm_shm_create_anon(size_t len, arm_shm_seg_t *out, int *fd_out)
     }
     *fd_out = fd;
     return ARM_OK;
+}
+
+arm_status_t arm_shm_create_anon(size_t len, arm_shm_seg_t *out, int *fd)
+{
+    return create_anon(len, 1, out, fd);
+}
+
+arm_status_t arm_shm_create_anon_sparse(size_t len, arm_shm_seg_t *out, int *fd)
+{
+    return create_anon(len, 0, out, fd);
 }
 
 void arm_shm_close_handle(int fd)

@@ -94,11 +94,11 @@ arm_status_t arm_shm_reserve(int fd, const char *name, size_t len)
     return ARM_ERR_SYSTEM;
 }
 
-arm_status_t arm_shm_create(const char *name, size_t len, arm_shm_seg_t *out)
+static arm_status_t create_named(const char *name, size_t len, int reserve, arm_shm_seg_t *out)
 {
     /* Plainly too large: fail before creating anything. */
     long long avail = arm_shm_free_bytes();
-    if (avail >= 0 && (unsigned long long)len > (unsigned long long)avail)
+    if (reserve && avail >= 0 && (unsigned long long)len > (unsigned long long)avail)
         return ARM_ERR_NO_MEMORY;
     if (!arm_shm_guard_create_begin())
         return ARM_ERR_SYSTEM;   /* this process is ending on a signal */
@@ -117,7 +117,7 @@ arm_status_t arm_shm_create(const char *name, size_t len, arm_shm_seg_t *out)
         st = ARM_ERR_SYSTEM;
         goto unlink_name;
     }
-    st = arm_shm_reserve(fd, name, len);
+    st = reserve ? arm_shm_reserve(fd, name, len) : ARM_OK;
     if (st != ARM_OK)
         goto unlink_name;
     st = arm_shm_map_fd(fd, name, len, out);
@@ -130,6 +130,16 @@ unlink_name:
     shm_unlink(name);
     close(fd);
     return st;
+}
+
+arm_status_t arm_shm_create(const char *name, size_t len, arm_shm_seg_t *out)
+{
+    return create_named(name, len, 1, out);
+}
+
+arm_status_t arm_shm_create_sparse(const char *name, size_t len, arm_shm_seg_t *out)
+{
+    return create_named(name, len, 0, out);
 }
 
 arm_status_t arm_shm_attach(const char *name, size_t len, arm_shm_seg_t *out)

@@ -54,6 +54,19 @@ int arm_shm_is_handle(const char *name);
 int arm_shm_open_handle(const char *handle, size_t len);
 /* The creator's close once every member has mapped the segment. */
 void arm_shm_close_handle(int fd);
+/* The symmetric heap's segment (arm_shm_heap.c, decision 059): created like
+ * the two above, but sized without reserving any page, so that it costs
+ * address space only; the pages of each allocation are committed with
+ * arm_shm_commit and given back with arm_shm_release. */
+arm_status_t arm_shm_create_sparse(const char *name, size_t len, arm_shm_seg_t *out);
+arm_status_t arm_shm_create_anon_sparse(size_t len, arm_shm_seg_t *out, int *fd);
+/* Commits the pages of [addr, addr + len) of a shared mapping now, so that a
+ * node short of memory fails here rather than with SIGBUS at a first touch.
+ * ARM_ERR_NO_MEMORY when the pages cannot be had. */
+arm_status_t arm_shm_commit(void *addr, size_t len);
+/* Gives the pages of [addr, addr + len) back to the system (every mapping
+ * of the segment then reads zeros there). addr and len: whole pages. */
+void arm_shm_release(void *addr, size_t len);
 /* Within the shm layer: posix_fallocate every page (decision 033) and map. */
 arm_status_t arm_shm_reserve(int fd, const char *name, size_t len);
 arm_status_t arm_shm_map_fd(int fd, const char *name, size_t len, arm_shm_seg_t *out);

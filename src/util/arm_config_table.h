@@ -124,6 +124,13 @@
       "A server idle this many microseconds returns the credits of each client whose " \
       "requests are all served, so that the client's next fence to the node sends no " \
       "message (decision 058); a reply meanwhile carries them instead. -1: never.") \
+    X(symmetric, "SYMMETRIC", BOOL, "0", NULL, PROTOCOLS, \
+      "Symmetric heap: ARMCI_Malloc over the world takes the same offset of a heap " \
+      "every process reserves at start, so no addresses are exchanged and a remote " \
+      "address translates without a search (decision 059).") \
+    X(symmetric_heap, "SYMMETRIC_HEAP", SIZE, "256m", NULL, PROTOCOLS, \
+      "Bytes of each process's symmetric heap (address space; pages are committed " \
+      "per allocation). An allocation that does not fit stops the program.") \
     X(log_level, "LOG_LEVEL", ENUM, "warn", "error|warn|info|debug", DIAGNOSTICS, \
       "Least severe message printed.") \
     X(stats, "STATS", BOOL, "0", NULL, DIAGNOSTICS, \
