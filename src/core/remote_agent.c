@@ -30,6 +30,7 @@ _Thread_local int arm_rem_in_agent;
 typedef struct arm_rem_agent {
     pthread_t thread;
     pthread_cond_t cv;          /* a job queued, or stop                    */
+    pthread_cond_t done;        /* a job done                               */
     arm_rem_job_t ring[NB_MAX];
     unsigned head, tail;        /* jobs [head, tail) queued; head running   */
     int stop;
@@ -79,6 +80,7 @@ static void *agent_main(void *arg)
         arm_rc.agent_pending[node]--;
         ag->head++;
         atomic_fetch_add_explicit(&arm_rc.agent_jobs, 1, memory_order_relaxed);
+        pthread_cond_broadcast(&ag->done);
         arm_rem_wake_sleepers();
     }
     arm_rem_lock_drop();
@@ -92,8 +94,13 @@ arm_status_t arm_rem_agent_start(void)
     arm_rc.agent_pending = calloc((size_t)arm_core.nnodes, sizeof *arm_rc.agent_pending);
     if (!arm_rc.agent_pending || pthread_cond_init(&ag->cv, NULL) != 0)
         return ARM_ERR_NO_MEMORY;
+    if (pthread_cond_init(&ag->done, NULL) != 0) {
+        pthread_cond_destroy(&ag->cv);
+        return ARM_ERR_NO_MEMORY;
+    }
     if (pthread_create(&ag->thread, NULL, agent_main, ag) != 0) {
         pthread_cond_destroy(&ag->cv);
+        pthread_cond_destroy(&ag->done);
         return ARM_ERR_SYSTEM;
     }
     arm_rc.agent = ag;
@@ -112,6 +119,7 @@ void arm_rem_agent_stop(void)
     arm_rem_leave();
     pthread_join(ag->thread, NULL);
     pthread_cond_destroy(&ag->cv);
+    pthread_cond_destroy(&ag->done);
     arm_rc.agent = NULL;
     free(arm_rc.agent_pending);
     arm_rc.agent_pending = NULL;
@@ -129,14 +137,19 @@ int arm_rem_agent_busy(void)
     return arm_rc.agent && agent_state.head != agent_state.tail;
 }
 
-/* Waits for the agent: without a deadline of its own, since the agent's
- * waits on other nodes have theirs. */
+/* Sleeps until the agent finishes a job, without the lock (the caller
+ * holds it, at any depth) and without touching the worker: the agent
+ * progresses it meanwhile. No deadline of its own: the agent's waits on
+ * other nodes have theirs. */
+void arm_rem_agent_sleep(void)
+{
+    pthread_cond_wait(&agent_state.done, &arm_rc.lock);
+}
+
 static void wait_agent(const volatile unsigned *head, unsigned until, const volatile int *pending)
 {
-    int idle = 0;
-    double since = 0.0;
     while (pending ? *pending > 0 : *head != until)
-        arm_rem_wait_step(&idle, &since, 100);
+        arm_rem_agent_sleep();
 }
 
 /* Under the lock, inside a non-blocking call (arm_rem_nb_cur). */

@@ -189,6 +189,7 @@ void arm_rem_agent_stop(void);
 int arm_rem_agent_takes(arm_path_family_t fam, size_t n, int node);
 void arm_rem_agent_submit(const arm_rem_job_t *job);
 int arm_rem_agent_busy(void);   /* jobs queued or running */
+void arm_rem_agent_sleep(void); /* until a job is done; under the lock */
 /* Waits until the agent has no job for node (-1: none at all). */
 void arm_rem_agent_drain(const char *call, int node);
 static inline void arm_rem_agent_order(const char *call, int node)

@@ -80,11 +80,24 @@ static int locked_nb_test(int token)
     return token ? nb_entry(token) < 0 : arm_remote_nb_outstanding() == 0;
 }
 
+/* Waits for entry i: its gets complete as this thread progresses the
+ * worker; its agent jobs as the agent works, this thread asleep. */
+static void wait_entry(const char *call, int i)
+{
+    arm_rem_deadline_t d = { 0, 0.0, 0.0 };
+    while (arm_rc.nb[i].live > 0) {
+        if (arm_rc.nb[i].live > arm_rc.nb[i].jobs)
+            arm_rem_deadline_step(&d, call, arm_rc.nb[i].proc, 100);
+        else
+            arm_rem_agent_sleep();
+    }
+}
+
 static void locked_nb_wait(const char *call, int token)
 {
     int i = nb_entry(token);
     if (i >= 0)
-        arm_rem_wait_on(&arm_rc.nb[i].live, 1, call, arm_rc.nb[i].proc, !arm_rc.nb[i].jobs);
+        wait_entry(call, i);
 }
 
 static void locked_nb_wait_proc(const char *call, int proc)
@@ -93,8 +106,7 @@ static void locked_nb_wait_proc(const char *call, int proc)
         return;
     for (int i = 0; i < NB_MAX; i++)
         if (arm_rc.nb[i].live && (proc < 0 || arm_rc.nb[i].proc == proc))
-            arm_rem_wait_on(&arm_rc.nb[i].live, 1, call, arm_rc.nb[i].proc,
-                            !arm_rc.nb[i].jobs);
+            wait_entry(call, i);
 }
 int arm_remote_nb_test(int token)
 {

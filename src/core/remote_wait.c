@@ -30,11 +30,9 @@ void arm_rem_wake_sleepers(void)
 static int shared_idle(int *idle, int sleep_ms)
 {
     if (++*idle < arm_rc.spins) {
-        if (*idle % 8 == 0) {
-            int d = arm_rem_lock_release_all();
-            sched_yield();
-            arm_rem_lock_restore(d);
-        }
+        int d = arm_rem_lock_release_all();     /* the other thread's turn */
+        sched_yield();
+        arm_rem_lock_restore(d);
         return 0;
     }
     *idle = 0;
