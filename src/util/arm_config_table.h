@@ -91,11 +91,11 @@
       "request up to this size, a rendezvous beyond (decision 013).") \
     X(pipeline_depth, "PIPELINE_DEPTH", INT, "4", NULL, PROTOCOLS, \
       "Chunks of one large strided or vector transfer kept in flight at once.") \
-    X(strided_rma_min, "STRIDED_RMA_MIN", SIZE, "4k", NULL, PROTOCOLS, \
+    X(strided_rma_min, "STRIDED_RMA_MIN", SIZE, "8k", NULL, PROTOCOLS, \
       "Strided and vector chunks from this size on go by the transport's put or get " \
-      "straight to the target's segment, ARMADA_PIPELINE_DEPTH in flight, where it moves " \
-      "them without a copy (or RMA is forced); smaller ones are packed through the server " \
-      "(decision 057).") \
+      "straight to the target's segment, ARMADA_PIPELINE_DEPTH in flight, where it does " \
+      "RMA natively (puts also where it copies zero-copy, e.g. cma) or RMA is forced; " \
+      "smaller ones are packed through the server (decision 057).") \
     X(nb_agent, "NB_AGENT", BOOL, "1", NULL, PROTOCOLS, \
       "A progress thread per process carries non-blocking transfers to other nodes while " \
       "the caller computes; it sleeps when it has none (decision 056).") \

@@ -231,12 +231,13 @@ static void test_chunks(void)
 {
     defaults(16384);
     size_t min = S.strided_rma_min;
-    CHECK(min == 4096, "STRIDED_RMA_MIN default %zu", min);
+    CHECK(min == 8192, "STRIDED_RMA_MIN default %zu", min);
+    CHECK(chunks(1, min, 64, CMA, 0) == ARM_PROTO_RMA, "cma put chunk of %zu", min);
+    CHECK(chunks(1, min, 64, CMA, 1) == ARM_PROTO_RMA, "cma put, dirty node");
+    CHECK(chunks(0, min, 64, CMA, 0) == ARM_PROTO_SEG, "cma get: packed");
     for (int put = 0; put <= 1; put++) {
-        CHECK(chunks(put, min, 64, CMA, 0) == ARM_PROTO_RMA, "cma chunk of %zu", min);
-        CHECK(chunks(put, min, 64, CMA, 1) == ARM_PROTO_RMA, "cma, dirty node");
         CHECK(chunks(put, min, 64, NATIVE, 0) == ARM_PROTO_RMA, "native");
-        CHECK(chunks(put, min - 1, 64, CMA, 0) == ARM_PROTO_SEG, "below the minimum");
+        CHECK(chunks(put, min - 1, 64, NATIVE, 0) == ARM_PROTO_SEG, "below the minimum");
         CHECK(chunks(put, 1 << 20, 64, TCP, 0) == ARM_PROTO_SEG, "stream: packed");
         CHECK(chunks(put, 1 << 20, 64, NONE, 0) == ARM_PROTO_SEG, "no zero-copy: packed");
         CHECK(chunks(put, 1 << 20, 64, CMA | ARM_PATH_CAP_NO_DIRECT, 0) == ARM_PROTO_SEG,
@@ -247,6 +248,7 @@ static void test_chunks(void)
     }
     S.rma_mode = ARM_PATH_FORCE_RMA;
     CHECK(chunks(1, min, 64, TCP, 0) == ARM_PROTO_RMA, "forced RMA over a stream");
+    CHECK(chunks(0, min, 64, TCP, 0) == ARM_PROTO_RMA, "forced RMA get over a stream");
     CHECK(chunks(1, min - 1, 64, TCP, 0) == ARM_PROTO_SEG, "forced RMA, small chunks");
     S.rma_mode = ARM_PATH_FORCE_SERVER;
     CHECK(chunks(1, 1 << 20, 64, NATIVE, 0) == ARM_PROTO_SEG, "forced server");
