@@ -20,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "arm_build_config.h"
 #if ARMADA_HAVE_UCX
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,10 @@ static void *agent_main(void *arg)
         if (ag->head == ag->tail)
             break;
         arm_rem_job_t *j = &ag->ring[ag->head % NB_MAX];
+        /* Woken by the caller, the agent often lands on the caller's
+         * processor and would run its job before the caller returns
+         * (a zero-copy job never sleeps): it lets the caller go first. */
+        sched_yield();
         run_job(j);
         int node = arm_core.node_of[j->proc];
         arm_rc.nb[j->nb].live--;
