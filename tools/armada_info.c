@@ -15,11 +15,11 @@ int main(int argc, char **argv)
     printf("build: type=%s compiler=%s sanitizers=%s argument-checks=%s ucx=%s\n",
            ARMADA_BUILD_TYPE, ARMADA_C_COMPILER, ARMADA_SANITIZE_STR, ARMADA_CHECKS_STR,
            ARMADA_HAVE_UCX ? "yes" : "no");
-    arm_remote_print_info(stdout);
     if (arm_config_load(1, &unknown, err, sizeof err) != ARM_OK) {
         fprintf(stderr, "armada-info: %s\n", err);
         return 1;
     }
+    arm_remote_print_info(stdout);
     printf("settings (environment variables; -v for help):\n");
     arm_config_print(stdout, help);
     if (unknown)

@@ -440,19 +440,28 @@ void arm_remote_finalize(arm_core_t *c)
 /* ---- armada-info -------------------------------------------------------------------- */
 void arm_remote_print_info(FILE *out)
 {
-    char res[1024], rma[16], amo[16];
+    char res[1024], rma[16], amo[16], acc[16], amin[16], smin[16], nb[16], nbmin[16];
     int n = arm_net_list_resources(res, sizeof res);
     fprintf(out, "inter-node path: UCX %s; UCX_TLS=%s\n", arm_net_ucx_version(),
             getenv("UCX_TLS") ? getenv("UCX_TLS") : "(unset: UCX picks)");
     fprintf(out, "transports available to UCX here: %s\n",
             n > 0 ? res : "(none: UCX could not start)");
     fprintf(out, "paths: same node -> shared memory; other node: contiguous put/get -> %s, "
-            "fetch-and-add/swap -> %s, accumulate/strided/vector/mutex/fence -> server\n",
+            "fetch-and-add/swap -> %s, contiguous accumulate -> %s (auto: at the origin from "
+            "ARMADA_ACC_ORIGIN_MIN=%s bytes, 0: never), "
+            "strided/vector chunks of %s bytes or more -> transport RMA where it can, "
+            "smaller ones, mutex and fence -> server\n",
             arm_config_value("RMA_PATH", rma, sizeof rma),
-            arm_config_value("AMO_PATH", amo, sizeof amo));
+            arm_config_value("AMO_PATH", amo, sizeof amo),
+            arm_config_value("ACC_PROTO", acc, sizeof acc),
+            arm_config_value("ACC_ORIGIN_MIN", amin, sizeof amin),
+            arm_config_value("STRIDED_RMA_MIN", smin, sizeof smin));
     fprintf(out, "  (auto: direct RMA where the transport does RMA natively; where it emulates "
             "it, UCX's own get for small clean reads and its zero-copy put/get, if any, "
             "for larger transfers; a running job logs its choice with ARMADA_STATS=1)\n");
+    fprintf(out, "non-blocking transfers of %s bytes or more to other nodes -> progress "
+            "agent: ARMADA_NB_AGENT=%s\n", arm_config_value("NB_AGENT_MIN", nbmin, sizeof nbmin),
+            arm_config_value("NB_AGENT", nb, sizeof nb));
     fprintf(out, "allocations marked for transport atomics (every read-modify-write and integer "
             "accumulate, same node included, by UCX's atomics): ARMADA_AMO_ALLOC=%s\n",
             arm_config_value("AMO_ALLOC", amo, sizeof amo));
