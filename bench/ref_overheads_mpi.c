@@ -18,7 +18,8 @@
  *             OMPI_MCA_mpi_param_check=0 for checks out)
  *   sparse    (ref_ovh_mpi_many.c) flush, flush_all, MPI_Barrier,
  *             MPI_Allreduce after one 8 B put to the right neighbour
- * Option -K: most receives outstanding (default 1024). */
+ * Option -K: most receives outstanding (default 1024); -S (the ARMCI
+ * suite's server time) is accepted and ignored. */
 #include "bench_ovh.h"
 #include "ref_ovh_mpi.h"
 
@@ -249,6 +250,7 @@ int main(int argc, char **argv)
     rovh_t c;
     memset(&c, 0, sizeof c);
     c.max_out = bench_take_opt(&argc, argv, "-K", 1024);
+    (void)bench_take_opt(&argc, argv, "-S", 0);   /* the ARMCI suite's; no server here */
     if (c.max_out < 1)
         c.max_out = 1;
     const char *pc = getenv("OMPI_MCA_mpi_param_check");
