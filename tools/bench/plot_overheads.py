@@ -5,7 +5,10 @@ Usage: plot_overheads.py [--build build] [--out DIR] [--np-list 2,4,8,16]
                          [--quick] [--from DIR]
 
 Runs, on one node (np 2) and on virtual nodes (ARMADA_PPN=1, np 2; the MPI
-programs with --mca osc ucx), armada-bench-overheads, armcimpi-bench-
+programs with --mca osc ucx; Armada's stack and nb groups also with
+ARMADA_RMA_PATH=rma, config vnode-rma; stack and nb of every program over
+UCX_TLS=tcp,self, config vnode-tcp: on one host UCX gives osc ucx its
+shared-memory transports under plain vnode), armada-bench-overheads, armcimpi-bench-
 overheads, armada-nochk-bench-overheads (argument checks compiled out) and
 ref-overheads-mpi (rows mpi-rma and mpi-p2p; its checks group again with
 OMPI_MCA_mpi_param_check=0), then the groups that grow with the job
@@ -72,10 +75,12 @@ def launch(a, impl, np, config, args, extra_env=None):
     if not os.path.exists(prog):
         return ""
     opts, env = list(MPIRUN), dict(extra_env or {})
-    if config == "vnode":
+    if config in ("vnode", "vnode-tcp"):
         if impl in ("armcimpi", "mpi"):
             opts += ["--mca", "osc", "ucx"]
         env["ARMADA_PPN"] = "1"
+    if config == "vnode-tcp":
+        env["UCX_TLS"] = "tcp,self"
     for k, v in env.items():
         opts += ["-x", "%s=%s" % (k, v)]
     cmd = ["timeout", str(a.timeout)] + opts + ["-np", str(np), prog] + args
@@ -96,6 +101,16 @@ def collect_runs(a):
         out = launch(a, "mpi", 2, config, base + ["-o", "checks"],
                      {"OMPI_MCA_mpi_param_check": "0"})
         open(os.path.join(raw, "%s_mpi-nochk_np2.txt" % config), "w").write(out)
+    # Over TCP every program crosses the same kernel path: on one host UCX
+    # gives osc ucx its shared-memory transports under plain vnode.
+    for impl in PROGS:
+        out = launch(a, impl, 2, "vnode-tcp", base + ["-o", "stack,nb"])
+        open(os.path.join(raw, "vnode-tcp_%s_np2.txt" % impl), "w").write(out)
+    # Armada forced onto direct RMA across nodes (ARMADA_RMA_PATH=rma): the
+    # software over UCP itself, where auto would take the server.
+    for impl in ("armada", "armada-nochk"):
+        out = launch(a, impl, 2, "vnode", base + ["-o", "stack,nb"], {"ARMADA_RMA_PATH": "rma"})
+        open(os.path.join(raw, "vnode-rma_%s_np2.txt" % impl), "w").write(out)
     for np in a.np_list:
         for impl in ("armada", "armcimpi", "mpi"):
             out = launch(a, impl, np, "vnode", base + ["-o", "server,sparse"])
@@ -165,7 +180,8 @@ def growth(rows, config, impl, op):
 
 def targets(rows):
     out = ["| target | figure | value | bound | verdict |", "| --- | --- | --- | --- | --- |"]
-    for config, bound in (("node", 50.0), ("vnode", 300.0)):
+    for config, bound in (("node", 50.0), ("vnode", 300.0), ("vnode-rma", 300.0),
+                          ("vnode-tcp", 300.0)):
         for op in ("stack_put_over", "stack_get_over"):
             a = find(rows, config, "armada", op)
             m = find(rows, config, "mpi-rma", op)
@@ -191,8 +207,11 @@ def plot(rows, a, cost, title, ops, xlabel):
         import matplotlib.pyplot as plt
     except ImportError:
         return None
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), sharey=False)
-    for ax, config in zip(axes, ("node", "vnode")):
+    configs = [c for c in ("node", "vnode", "vnode-rma", "vnode-tcp")
+               if any(r["config"] == c and r["op"] in ops for r in rows)]
+    fig, axes = plt.subplots(1, max(1, len(configs)), figsize=(6 * max(1, len(configs)), 4.2),
+                             squeeze=False)
+    for ax, config in zip(axes[0], configs):
         sel = [r for r in rows if r["config"] == config and r["op"] in ops and r["unit"] == "ns"]
         if not sel:
             ax.set_visible(False)
@@ -251,7 +270,9 @@ def main():
         w.writeheader()
         w.writerows(rows)
     md = ["# Non-data overheads (suite overheads)\n",
-          "Values in ns (medians); `node`: one node, `vnode`: ARMADA_PPN=1 (MPI: osc ucx).\n",
+          "Values in ns (medians); `node`: one node, `vnode`: ARMADA_PPN=1 (MPI: osc ucx; "
+          "on one host UCX's shared-memory transports), `vnode-rma`: Armada with "
+          "ARMADA_RMA_PATH=rma, `vnode-tcp`: UCX_TLS=tcp,self for all.\n",
           "\n## Targets (issue 25)\n\n", targets(rows)]
     for cost, title, ops, xlabel in COSTS:
         md += ["\n## %s\n\n" % title, cost_table(rows, cost, ops)]
