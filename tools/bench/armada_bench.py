@@ -1260,6 +1260,17 @@ def main():
     write_csv(os.path.join(outdir, "results.csv"), rows)
     write_markdown(os.path.join(outdir, "report.md"), meta, rows, skips, checks, plots,
                    args.all_impls)
+    if "overheads" in args.suites:
+        # Suite overheads: its own tables and plots, Armada beside MPI per cost
+        # (tools/bench/plot_overheads.py, decision 065), linked from report.md.
+        sys.path.insert(0, HERE)
+        import plot_overheads  # noqa: E402
+        orows = [r for r in rows if r["suite"] == "overheads"]
+        if orows:
+            plot_overheads.write_report(outdir, orows, "overheads.md")
+            with open(os.path.join(outdir, "report.md"), "a") as fh:
+                fh.write("\n## Non-data overheads\n\nTables and plots per cost: "
+                         "[overheads.md](overheads.md).\n")
     log("armada-bench: done in %.0fs: %d figures, %d failed/skipped, report %s" % (
         meta["seconds"], len(rows), len(skips), os.path.join(outdir, "report.md")))
     bad = [c for c in checks if not c["ok"]]

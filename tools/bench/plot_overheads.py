@@ -200,7 +200,7 @@ def targets(rows):
     return "\n".join(out) + "\n"
 
 
-def plot(rows, a, cost, title, ops, xlabel):
+def plot(rows, outdir, cost, title, ops, xlabel):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -240,7 +240,7 @@ def plot(rows, a, cost, title, ops, xlabel):
         ax.set_title("%s (%s)" % (title, config), fontsize=9)
         ax.legend(fontsize=6)
     fig.tight_layout()
-    path = os.path.join(a.out, "overheads_%s.png" % cost)
+    path = os.path.join(outdir, "overheads_%s.png" % cost)
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
@@ -269,6 +269,14 @@ def main():
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         w.writerows(rows)
+    write_report(a.out, rows, "tables.md")
+    print("wrote %s/tables.md, results.csv and plots" % a.out)
+
+
+def write_report(outdir, rows, name):
+    """Tables (targets, one per cost) and one PNG per cost into outdir/name;
+    rows: dicts with config, impl, op, size, value, unit (the harness's
+    figures of suite overheads too). Returns the path written."""
     md = ["# Non-data overheads (suite overheads)\n",
           "Values in ns (medians); `node`: one node, `vnode`: ARMADA_PPN=1 (MPI: osc ucx; "
           "on one host UCX's shared-memory transports), `vnode-rma`: Armada with "
@@ -276,12 +284,12 @@ def main():
           "\n## Targets (issue 25)\n\n", targets(rows)]
     for cost, title, ops, xlabel in COSTS:
         md += ["\n## %s\n\n" % title, cost_table(rows, cost, ops)]
-        p = plot(rows, a, cost, title, ops, xlabel)
+        p = plot(rows, outdir, cost, title, ops, xlabel)
         if p:
             md.append("\n![%s](%s)\n" % (cost, os.path.basename(p)))
-    open(os.path.join(a.out, "tables.md"), "w").write("".join(md))
-    print("wrote %s/tables.md, results.csv and plots" % a.out)
-
+    path = os.path.join(outdir, name)
+    open(path, "w").write("".join(md))
+    return path
 
 if __name__ == "__main__":
     main()
