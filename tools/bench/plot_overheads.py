@@ -226,12 +226,15 @@ def plot(rows, outdir, cost, title, ops, xlabel):
             ax.set_xticks([i + 0.4 - w / 2 for i in range(len(opl))])
             ax.set_xticklabels(opl, rotation=30, ha="right", fontsize=8)
         else:
-            for impl in sorted({r["impl"] for r in sel}):
-                for op in ops:
+            # colour: the implementation; line and marker: the operation
+            styles = ["-o", "--s", ":^", "-.v", "-D", "--x"]
+            for ci, impl in enumerate(sorted({r["impl"] for r in sel})):
+                for oi, op in enumerate(ops):
                     pts = sorted((r["size"], r["value"]) for r in sel
                                  if r["impl"] == impl and r["op"] == op)
                     if pts:
-                        ax.plot([p[0] for p in pts], [p[1] for p in pts], "-o", ms=3,
+                        ax.plot([p[0] for p in pts], [p[1] for p in pts],
+                                styles[oi % len(styles)], ms=3, color="C%d" % (ci % 10),
                                 label="%s %s" % (impl, op))
             ax.set_xscale("symlog", linthresh=1)
             ax.set_xlabel(xlabel)
