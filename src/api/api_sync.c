@@ -37,81 +37,93 @@ void ARMCI_UNSET_AGGREGATE_HANDLE(armci_hdl_t *handle)
         handle->aggregate = 0;
 }
 
-static inline void note_nb(armci_hdl_t *hdl, int proc)
+/* A call to a process of this node completes before it returns: it takes
+ * no entry of the non-blocking table, nor the lock that guards it when the
+ * job spans nodes (decision 066). Returns whether the call is tracked. */
+static inline int nb_begin(int proc)
 {
-    int token = arm_op_nb_end();
+    if (arm_core.initialized && (unsigned)proc < (unsigned)arm_core.nproc &&
+        arm_same_node(proc))
+        return 0;
+    arm_op_nb_begin();
+    return 1;
+}
+
+static inline void note_nb(armci_hdl_t *hdl, int proc, int tracked)
+{
+    int token = tracked ? arm_op_nb_end() : 0;
     if (hdl && !hdl->aggregate)
         hdl->target = token ? -token : proc + 1;
 }
 
 int PARMCI_NbPut(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
-    arm_op_nb_begin();
+    int tracked = nb_begin(proc);
     PARMCI_Put(src, dst, bytes, proc);
-    note_nb(hdl, proc);
+    note_nb(hdl, proc, tracked);
     return 0;
 }
 int PARMCI_NbGet(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
-    arm_op_nb_begin();
+    int tracked = nb_begin(proc);
     PARMCI_Get(src, dst, bytes, proc);
-    note_nb(hdl, proc);
+    note_nb(hdl, proc, tracked);
     return 0;
 }
 int PARMCI_NbAcc(int datatype, void *scale, void *src, void *dst, int bytes, int proc,
                  armci_hdl_t *hdl)
 {
-    arm_op_nb_begin();
+    int tracked = nb_begin(proc);
     PARMCI_Acc(datatype, scale, src, dst, bytes, proc);
-    note_nb(hdl, proc);
+    note_nb(hdl, proc, tracked);
     return 0;
 }
 int PARMCI_NbPutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
                   int count[], int stride_levels, int proc, armci_hdl_t *hdl)
 {
-    arm_op_nb_begin();
+    int tracked = nb_begin(proc);
     PARMCI_PutS(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc);
-    note_nb(hdl, proc);
+    note_nb(hdl, proc, tracked);
     return 0;
 }
 int PARMCI_NbGetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
                   int count[], int stride_levels, int proc, armci_hdl_t *hdl)
 {
-    arm_op_nb_begin();
+    int tracked = nb_begin(proc);
     PARMCI_GetS(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc);
-    note_nb(hdl, proc);
+    note_nb(hdl, proc, tracked);
     return 0;
 }
 int PARMCI_NbAccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[],
                   void *dst_ptr, int dst_stride_ar[], int count[], int stride_levels,
                   int proc, armci_hdl_t *hdl)
 {
-    arm_op_nb_begin();
+    int tracked = nb_begin(proc);
     PARMCI_AccS(datatype, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
                 stride_levels, proc);
-    note_nb(hdl, proc);
+    note_nb(hdl, proc, tracked);
     return 0;
 }
 int PARMCI_NbPutV(armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *handle)
 {
-    arm_op_nb_begin();
+    int tracked = nb_begin(proc);
     PARMCI_PutV(iov, iov_len, proc);
-    note_nb(handle, proc);
+    note_nb(handle, proc, tracked);
     return 0;
 }
 int PARMCI_NbGetV(armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *handle)
 {
-    arm_op_nb_begin();
+    int tracked = nb_begin(proc);
     PARMCI_GetV(iov, iov_len, proc);
-    note_nb(handle, proc);
+    note_nb(handle, proc, tracked);
     return 0;
 }
 int PARMCI_NbAccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int proc,
                   armci_hdl_t *handle)
 {
-    arm_op_nb_begin();
+    int tracked = nb_begin(proc);
     PARMCI_AccV(datatype, scale, iov, iov_len, proc);
-    note_nb(handle, proc);
+    note_nb(handle, proc, tracked);
     return 0;
 }
 

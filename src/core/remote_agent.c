@@ -81,6 +81,7 @@ static void *agent_main(void *arg)
         run_job(j);
         int node = arm_core.node_of[j->proc];
         arm_rc.nb[j->nb].live--;
+        arm_rc.nb_live--;
         arm_rc.nb[j->nb].jobs--;
         arm_rc.agent_pending[node]--;
         ag->head++;
@@ -168,6 +169,7 @@ void arm_rem_agent_submit(const arm_rem_job_t *job)
     *j = *job;
     j->nb = i;
     arm_rc.nb[i].live++;
+    arm_rc.nb_live++;
     arm_rc.nb[i].jobs++;
     arm_rc.nb[i].proc = job->proc;
     arm_rc.agent_pending[arm_core.node_of[job->proc]]++;

@@ -109,6 +109,8 @@ typedef struct arm_remote_ctx {
         int proc;               /* target, for ARMCI_WaitProc               */
     } nb[NB_MAX];
     int nb_next;
+    int nb_live;                /* sum of nb[].live: WaitAll and the count of
+                                   outstanding calls read it, not the table */
     /* Requests that want no reply, remembered so that a refusal of one
      * names its call (ARM_SRV_REQ_NOREPLY | sequence number). */
     uint64_t noreply_seq;

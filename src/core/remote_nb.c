@@ -15,6 +15,7 @@ void arm_rem_nb_attach(const char *call, rop_t *op)
     op->nb = i;
     op->call = call;
     arm_rc.nb[i].live++;
+    arm_rc.nb_live++;
     arm_rc.nb[i].proc = op->req.target;
     op->busy = 2;
     arm_rem_maybe_release(op);
@@ -66,18 +67,15 @@ static int nb_entry(int token)
 
 static int locked_nb_outstanding(void)
 {
-    int n = 0;
-    for (int i = 0; arm_rc.active && i < NB_MAX; i++)
-        n += arm_rc.nb[i].live;
-    return n;
+    return arm_rc.active ? arm_rc.nb_live : 0;
 }
 
 /* token 0: every outstanding get. */
 static int locked_nb_test(int token)
 {
-    if (token ? nb_entry(token) >= 0 : arm_remote_nb_outstanding() > 0)
+    if (token ? nb_entry(token) >= 0 : locked_nb_outstanding() > 0)
         arm_net_progress(arm_rc.w);
-    return token ? nb_entry(token) < 0 : arm_remote_nb_outstanding() == 0;
+    return token ? nb_entry(token) < 0 : locked_nb_outstanding() == 0;
 }
 
 /* Waits for entry i: its gets complete as this thread progresses the
@@ -100,11 +98,13 @@ static void locked_nb_wait(const char *call, int token)
         wait_entry(call, i);
 }
 
+/* Stops as soon as nothing is outstanding (decision 066): a WaitAll or
+ * WaitProc with nothing in flight reads one counter, not the NB_MAX table. */
 static void locked_nb_wait_proc(const char *call, int proc)
 {
     if (!arm_rc.active)
         return;
-    for (int i = 0; i < NB_MAX; i++)
+    for (int i = 0; i < NB_MAX && arm_rc.nb_live > 0; i++)
         if (arm_rc.nb[i].live && (proc < 0 || arm_rc.nb[i].proc == proc))
             wait_entry(call, i);
 }

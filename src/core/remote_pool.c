@@ -26,6 +26,7 @@ void arm_rem_maybe_release(rop_t *op)
                           op->req.target, arm_status_str(op->send.status != ARM_OK
                               ? op->send.status : (arm_status_t)op->status));
             arm_rc.nb[op->nb].live--;
+            arm_rc.nb_live--;
         }
         arm_rem_op_release(op);
     }

@@ -60,26 +60,60 @@ size_t arm_acc_scale_size(int type)
             d_[i_] = (T)((UT)d_[i_] + s_ * (UT)x_[i_]);            \
     } while (0)
 
-/* Element-by-element through memcpy, for buffers that are not aligned to
- * their element type (ARMCI does not require it): same arithmetic. */
-static void acc_unaligned(int type, const void *scale, char *dst, const char *src,
-                          size_t bytes)
+/* Buffers not aligned to their element type (ARMCI does not require it):
+ * the same arithmetic through fixed-size copies, which compile to plain
+ * unaligned loads and stores, with the scale read once (decision 066). */
+#define ACC_U(T, scale, dst, src, bytes, EXPR)                     \
+    do {                                                           \
+        T s_;                                                      \
+        memcpy(&s_, (scale), sizeof s_);                           \
+        size_t n_ = (bytes) / sizeof(T);                           \
+        for (size_t i_ = 0; i_ < n_; i_++) {                       \
+            T x_, y_;                                              \
+            memcpy(&x_, (src) + i_ * sizeof(T), sizeof(T));        \
+            memcpy(&y_, (dst) + i_ * sizeof(T), sizeof(T));        \
+            y_ = (EXPR);                                           \
+            memcpy((dst) + i_ * sizeof(T), &y_, sizeof(T));        \
+        }                                                          \
+    } while (0)
+
+static void acc_unaligned_cplx(int type, const void *scale, char *dst, const char *src,
+                               size_t bytes)
 {
     size_t esz = arm_acc_elem_size(type);
-    union { int i; long l; float f[2]; double d[2]; } x, y;
+    union { float f[2]; double d[2]; } x, y;
     for (size_t off = 0; off + esz <= bytes; off += esz) {
         memcpy(&x, src + off, esz);
         memcpy(&y, dst + off, esz);
-        switch (type) {
-        case ARM_ACC_INT: ACC_INT(int, unsigned int, scale, &y, &x, sizeof(int)); break;
-        case ARM_ACC_LNG: ACC_INT(long, unsigned long, scale, &y, &x, sizeof(long)); break;
-        case ARM_ACC_FLT: ACC_REAL(float, scale, &y, &x, sizeof(float)); break;
-        case ARM_ACC_DBL: ACC_REAL(double, scale, &y, &x, sizeof(double)); break;
-        case ARM_ACC_CPL: ACC_CPLX(float, scale, &y, &x, 2 * sizeof(float)); break;
-        case ARM_ACC_DCP: ACC_CPLX(double, scale, &y, &x, 2 * sizeof(double)); break;
-        default: return;
-        }
+        if (type == ARM_ACC_CPL)
+            ACC_CPLX(float, scale, &y, &x, 2 * sizeof(float));
+        else
+            ACC_CPLX(double, scale, &y, &x, 2 * sizeof(double));
         memcpy(dst + off, &y, esz);
+    }
+}
+
+static void acc_unaligned(int type, const void *scale, char *dst, const char *src,
+                          size_t bytes)
+{
+    switch (type) {
+    case ARM_ACC_INT:
+        ACC_U(int, scale, dst, src, bytes,
+              (int)((unsigned int)y_ + (unsigned int)s_ * (unsigned int)x_));
+        break;
+    case ARM_ACC_LNG:
+        ACC_U(long, scale, dst, src, bytes,
+              (long)((unsigned long)y_ + (unsigned long)s_ * (unsigned long)x_));
+        break;
+    case ARM_ACC_FLT:
+        ACC_U(float, scale, dst, src, bytes, s_ == 1.0f ? y_ + x_ : y_ + s_ * x_);
+        break;
+    case ARM_ACC_DBL:
+        ACC_U(double, scale, dst, src, bytes, s_ == 1.0 ? y_ + x_ : y_ + s_ * x_);
+        break;
+    default:
+        acc_unaligned_cplx(type, scale, dst, src, bytes);
+        break;
     }
 }
 

@@ -184,11 +184,74 @@ static void test_in_place(void)
     unit_section("dst == src");
 }
 
+/* Buffers at every byte offset give the bytes the aligned kernel gives
+ * (tested above), and leave the bytes around them alone. */
+static void test_unaligned(void)
+{
+    enum { NE = 37 };
+    const int types[] = { ARM_ACC_INT, ARM_ACC_LNG, ARM_ACC_FLT, ARM_ACC_DBL, ARM_ACC_CPL,
+                          ARM_ACC_DCP };
+    const int ival = 3;
+    const long lval = -2;
+    const float fval[2] = { 0.25f, -1.5f };
+    const double dval[2] = { -0.75, 2.0 };
+    const void *scales[] = { &ival, &lval, fval, dval, fval, dval };
+    int bad = 0;
+    for (int t = 0; t < 6; t++) {
+        size_t esz = arm_acc_elem_size(types[t]), bytes = esz * NE;
+        double ad[NE * 2], ax[NE * 2];          /* aligned copies, 16 B elements max */
+        unsigned char d[NE * 16 + 32], x[NE * 16 + 32];
+        for (int off = 1; off < 8; off++) {
+            int xoff = (off * 3) % 8;
+            for (size_t i = 0; i < sizeof d; i++) {
+                d[i] = (unsigned char)(i * 7 + (size_t)off);
+                x[i] = (unsigned char)(i * 13 + 5);
+            }
+            /* small exact values, written through the aligned copies */
+            for (int i = 0; i < NE * 2; i++) {
+                ad[i] = (double)(i % 9) - 4.0;
+                ax[i] = (double)(i % 5) + 0.5;
+            }
+            if (types[t] == ARM_ACC_INT || types[t] == ARM_ACC_LNG || types[t] == ARM_ACC_FLT ||
+                types[t] == ARM_ACC_CPL) {
+                for (int i = 0; i < NE * 2; i++) {
+                    if (types[t] == ARM_ACC_INT) {
+                        int a = i - 20, b = 2 * i;
+                        memcpy((char *)ad + i * sizeof a, &a, sizeof a);
+                        memcpy((char *)ax + i * sizeof b, &b, sizeof b);
+                    } else if (types[t] == ARM_ACC_LNG) {
+                        long a = i - 20, b = 3 * i;
+                        memcpy((char *)ad + i * sizeof a, &a, sizeof a);
+                        memcpy((char *)ax + i * sizeof b, &b, sizeof b);
+                    } else {
+                        float a = (float)(i % 7) - 3.0f, b = (float)(i % 3) + 0.25f;
+                        memcpy((char *)ad + i * sizeof a, &a, sizeof a);
+                        memcpy((char *)ax + i * sizeof b, &b, sizeof b);
+                    }
+                }
+            }
+            memcpy(d + 8 + off, ad, bytes);
+            memcpy(x + 8 + xoff, ax, bytes);
+            unsigned char before[sizeof d];
+            memcpy(before, d, sizeof d);
+            arm_acc_apply(types[t], scales[t], ad, ax, bytes);
+            arm_acc_apply(types[t], scales[t], d + 8 + off, x + 8 + xoff, bytes);
+            bad += memcmp(d + 8 + off, ad, bytes) != 0;
+            bad += memcmp(d, before, 8 + (size_t)off) != 0;
+            bad += memcmp(d + 8 + off + bytes, before + 8 + off + bytes,
+                          sizeof d - 8 - (size_t)off - bytes) != 0;
+        }
+    }
+    CHECK(bad == 0, "unaligned accumulates: %d cases differ from the aligned kernel", bad);
+    unit_section("unaligned buffers, offsets 1..7");
+}
+
 int main(void)
 {
     test_sizes();
     test_real();
     test_complex();
     test_in_place();
+    test_unaligned();
     return unit_finish("unit.acc");
 }

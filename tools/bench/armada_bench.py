@@ -53,12 +53,14 @@ from machineinfo import machine  # noqa: E402  (tools/machineinfo.py)
 SUITES = ["ops", "contig", "strided", "vector", "fadd", "hotspot", "pairs",
           "shift", "flood", "barrier"]
 # Suites run only when asked for (--suites): topomem reads Armada's own
-# statistics and runs on the virtual-node configurations only.
-EXTRA_SUITES = ["topomem"]
+# statistics and runs on the virtual-node configurations only; overheads
+# (issue 25, decision 065) sweeps outstanding operations up to 1,024 and is
+# long: tools/bench/plot_overheads.py runs it at several process counts.
+EXTRA_SUITES = ["topomem", "overheads"]
 TOPOLOGIES = ["fcg", "mfcg", "cfcg", "hypercube"]
 # The suites the default set runs on the inter-node configurations.
 INTER_SUITES = ("ops", "contig", "fadd", "strided", "flood")
-REF_SUITES = {"ops", "contig", "fadd"}  # suites the reference programs have
+REF_SUITES = {"ops", "contig", "fadd", "overheads"}  # suites the references have
 IMPLS = ["armada", "armcimpi", "mpi-rma", "openshmem", "ucx", "tcp"]
 # The kernel-floor figures ref-tcp has, compared in the report's floor table.
 FLOOR = [("ops", "get", 8, "us"), ("ops", "get1m", 1048576, "MB/s"),
@@ -225,6 +227,7 @@ def suite_plan(suite, quick):
         "shift": (4, reps + ["-m", "512"]),
         "flood": (2, reps + ["-M", "1M", "-W", "64"]),
         "barrier": (4, reps[:2] + ["-n", "500"]),
+        "overheads": (4, ["-r", "3", "-n", "500", "-K", "1024", "-S", "100"]),
     }
     return plan[suite]
 
@@ -271,6 +274,8 @@ def default_jobs(args):
                     continue  # topologies join the servers of several nodes
                 if impl in ("mpi-rma", "openshmem") and suite not in REF_SUITES:
                     continue
+                if impl == "openshmem" and suite == "overheads":
+                    continue  # ref-overheads-mpi is the MPI reference
                 if impl == "tcp" and (config != "vnode-tcp" or suite not in ("ops", "fadd")):
                     continue
                 runs = args.runs if args.runs else (5 if suite in ("ops", "fadd") else 1)
@@ -287,6 +292,9 @@ def program(build, impl, suite):
         return [os.path.join(bdir, "armada-bench-%s" % suite)]
     if impl == "armcimpi":
         return [os.path.join(bdir, "%s-bench-%s" % (impl, suite))]
+    if impl == "mpi-rma" and suite == "overheads":
+        # one program, rows impl=mpi-rma (MPI-3 RMA) and impl=mpi-p2p
+        return [os.path.join(bdir, "ref-overheads-mpi")]
     if impl == "mpi-rma":
         return [os.path.join(bdir, "ref-mpirma"), suite]
     if impl == "openshmem":
@@ -1252,6 +1260,17 @@ def main():
     write_csv(os.path.join(outdir, "results.csv"), rows)
     write_markdown(os.path.join(outdir, "report.md"), meta, rows, skips, checks, plots,
                    args.all_impls)
+    if "overheads" in args.suites:
+        # Suite overheads: its own tables and plots, Armada beside MPI per cost
+        # (tools/bench/plot_overheads.py, decision 065), linked from report.md.
+        sys.path.insert(0, HERE)
+        import plot_overheads  # noqa: E402
+        orows = [r for r in rows if r["suite"] == "overheads"]
+        if orows:
+            plot_overheads.write_report(outdir, orows, "overheads.md")
+            with open(os.path.join(outdir, "report.md"), "a") as fh:
+                fh.write("\n## Non-data overheads\n\nTables and plots per cost: "
+                         "[overheads.md](overheads.md).\n")
     log("armada-bench: done in %.0fs: %d figures, %d failed/skipped, report %s" % (
         meta["seconds"], len(rows), len(skips), os.path.join(outdir, "report.md")))
     bad = [c for c in checks if not c["ok"]]

@@ -1,0 +1,221 @@
+/* Suite "overheads" (issue 25, decision 065): the non-data costs of the ARMCI
+ * runtime, after the paper on MPI's non-data overheads. Rank 0 is the origin,
+ * the last rank the target unless a row says otherwise. Groups (-o):
+ *   stack     8 B put (+ ARMCI_Fence) and get against the transport floor
+ *             (bench_ovh_floor.c): stack_put/get, _floor, _over (ns, cycles)
+ *   nb        ARMCI_Put / Get against ARMCI_NbPut / NbGet + ARMCI_Wait (8 B)
+ *   wait      NbGet + Wait of 8 B while k NbPuts are issued and not waited
+ *             on (wait_one, size=k); ARMCI_WaitAll after k NbPuts (waitall);
+ *             ARMCI_AllFence after k puts to one target (allfence_ops) and
+ *             after one put to each of t targets (allfence_targets, size=t)
+ *   server    8 B get by the last rank from rank 0 while k other ranks keep
+ *             8 B gets outstanding at rank 0 (server_get, size=k)
+ *   noncontig 8 KiB put/get + fence contiguous (size=8192) and strided in
+ *             rows of s bytes (puts/gets, size=s)
+ *   align     1 KiB int and double accumulate + fence at byte offset 0..7
+ *   checks    8 B put, double acc, 2x4 B strided put, fetch-and-add on the
+ *             process's own memory: the argument checks are most of it
+ *             (compare armada-nochk-bench-overheads, built without them)
+ *   sparse    every process writes 8 B to one neighbour, then Fence,
+ *             AllFence, Barrier, armci_msg_dgop (size=nproc)
+ * (bench_ovh_many.c has wait, server and sparse.) Suite options: -K max
+ * outstanding (default 1024), -S seconds per server level (default 0.2). */
+#include "bench_armci.h"
+#include "bench_ovh.h"
+#include "bench_ovh_armci.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void stack_rows(const bench_opts_t *o, ovh_ctx_t *c)
+{
+    int t = c->target;
+    int ucp = !ovh_same_node(0, t);
+    double fput = 0.0, fget = 0.0;
+    int have = ovh_floor(o, 0, t, ucp, &fput, &fget) == 0;
+    double put[BENCH_MAX_REPS], get[BENCH_MAX_REPS];
+    char *dst = c->data[t], *loc = c->local;
+    if (o->rank == 0) {
+        OVH_TIME(put, o, o->iters, { ARMCI_Put(loc, dst, 8, t); ARMCI_Fence(t); });
+        OVH_TIME(get, o, o->iters, ARMCI_Get(dst, loc, 8, t));
+        char extra[96];
+        snprintf(extra, sizeof extra, "path=%s", ucp ? "ucp" : "shm");
+        ovh_report_ns(o, "stack_put", 8, put, o->reps, o->iters, extra);
+        ovh_report_ns(o, "stack_get", 8, get, o->reps, o->iters, extra);
+        if (have) {
+            double f[1] = { fput };
+            ovh_report_ns(o, "stack_put_floor", 8, f, 1, o->iters, extra);
+            f[0] = fget;
+            ovh_report_ns(o, "stack_get_floor", 8, f, 1, o->iters, extra);
+            for (int r = 0; r < o->reps; r++) {
+                put[r] -= fput;
+                get[r] -= fget;
+            }
+            ovh_report_ns(o, "stack_put_over", 8, put, o->reps, o->iters, extra);
+            ovh_report_ns(o, "stack_get_over", 8, get, o->reps, o->iters, extra);
+        } else {
+            bench_skip(o, "stack_floor", ucp ? "no_ucp" : "no_shared_window");
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void nb_rows(const bench_opts_t *o, ovh_ctx_t *c)
+{
+    int t = c->target;
+    char *dst = c->data[t], *loc = c->local;
+    double ns[BENCH_MAX_REPS];
+    armci_hdl_t h;
+    if (o->rank == 0) {
+        OVH_TIME(ns, o, o->iters, ARMCI_Put(loc, dst, 8, t));
+        ARMCI_Fence(t);
+        ovh_report_ns(o, "nb_put_blocking", 8, ns, o->reps, o->iters, NULL);
+        OVH_TIME(ns, o, o->iters, {
+            ARMCI_INIT_HANDLE(&h);
+            ARMCI_NbPut(loc, dst, 8, t, &h);
+            ARMCI_Wait(&h);
+        });
+        ARMCI_Fence(t);
+        ovh_report_ns(o, "nb_put_handle", 8, ns, o->reps, o->iters, NULL);
+        OVH_TIME(ns, o, o->iters, ARMCI_Get(dst, loc, 8, t));
+        ovh_report_ns(o, "nb_get_blocking", 8, ns, o->reps, o->iters, NULL);
+        OVH_TIME(ns, o, o->iters, {
+            ARMCI_INIT_HANDLE(&h);
+            ARMCI_NbGet(dst, loc, 8, t, &h);
+            ARMCI_Wait(&h);
+        });
+        ovh_report_ns(o, "nb_get_handle", 8, ns, o->reps, o->iters, NULL);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void noncontig_rows(const bench_opts_t *o, ovh_ctx_t *c)
+{
+    const int total = 8192;
+    int t = c->target;
+    char *dst = c->data[t], *loc = c->local;
+    double ns[BENCH_MAX_REPS];
+    int n = o->iters / 4 > 3 ? o->iters / 4 : 3;
+    if (o->rank == 0) {
+        OVH_TIME(ns, o, n, { ARMCI_Put(loc, dst, total, t); ARMCI_Fence(t); });
+        bench_report(o, "nc_put_contig", (size_t)total, "ns", ns, o->reps, n, NULL);
+        OVH_TIME(ns, o, n, ARMCI_Get(dst, loc, total, t));
+        bench_report(o, "nc_get_contig", (size_t)total, "ns", ns, o->reps, n, NULL);
+        for (int row = 8; row <= 1024; row *= 8) {
+            int stride[1] = { 2 * row }, count[2] = { row, total / row };
+            char extra[32];
+            snprintf(extra, sizeof extra, "total=%d", total);
+            OVH_TIME(ns, o, n, {
+                ARMCI_PutS(loc, stride, dst, stride, count, 1, t);
+                ARMCI_Fence(t);
+            });
+            bench_report(o, "nc_puts", (size_t)row, "ns", ns, o->reps, n, extra);
+            OVH_TIME(ns, o, n, ARMCI_GetS(dst, stride, loc, stride, count, 1, t));
+            bench_report(o, "nc_gets", (size_t)row, "ns", ns, o->reps, n, extra);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void align_rows(const bench_opts_t *o, ovh_ctx_t *c)
+{
+    const int bytes = 1024;
+    int t = c->target;
+    double ns[BENCH_MAX_REPS];
+    int n = o->iters / 4 > 3 ? o->iters / 4 : 3;
+    if (o->rank == 0) {
+        int ione = 1;
+        double done = 1.0;
+        memset(c->local, 0, 2 * (size_t)bytes);
+        for (int off = 0; off < 8; off++) {
+            char *dst = (char *)c->data[t] + off, *src = c->local + off;
+            OVH_TIME(ns, o, n, {
+                ARMCI_Acc(ARMCI_ACC_INT, &ione, src, dst, bytes, t);
+                ARMCI_Fence(t);
+            });
+            bench_report(o, "acc_int_off", (size_t)off, "ns", ns, o->reps, n, "bytes=1024");
+            OVH_TIME(ns, o, n, {
+                ARMCI_Acc(ARMCI_ACC_DBL, &done, src, dst, bytes, t);
+                ARMCI_Fence(t);
+            });
+            bench_report(o, "acc_dbl_off", (size_t)off, "ns", ns, o->reps, n, "bytes=1024");
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Operations on the process's own memory: the shortest path, so that the
+ * checks at the API are a visible part of it. */
+static void checks_rows(const bench_opts_t *o, ovh_ctx_t *c)
+{
+    int me = o->rank;
+    char *dst = c->data[me], *loc = c->local;
+    double ns[BENCH_MAX_REPS], one = 1.0;
+    if (me == 0) {
+        OVH_TIME(ns, o, o->iters, ARMCI_Put(loc, dst, 8, me));
+        ovh_report_ns(o, "chk_put", 8, ns, o->reps, o->iters, NULL);
+        OVH_TIME(ns, o, o->iters, ARMCI_Acc(ARMCI_ACC_DBL, &one, loc, dst, 8, me));
+        ovh_report_ns(o, "chk_acc", 8, ns, o->reps, o->iters, NULL);
+        int stride[1] = { 16 }, count[2] = { 4, 2 };
+        OVH_TIME(ns, o, o->iters, ARMCI_PutS(loc, stride, dst, stride, count, 1, me));
+        ovh_report_ns(o, "chk_puts", 8, ns, o->reps, o->iters, NULL);
+        int old = 0;
+        OVH_TIME(ns, o, o->iters,
+                 ARMCI_Rmw(ARMCI_FETCH_AND_ADD, &old, c->counter[me], 1, me));
+        ovh_report_ns(o, "chk_fadd", 4, ns, o->reps, o->iters, NULL);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    if (ARMCI_Init() != 0)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    ovh_ctx_t c;
+    memset(&c, 0, sizeof c);
+    c.max_out = bench_take_opt(&argc, argv, "-K", 1024);
+    c.server_ms = bench_take_opt(&argc, argv, "-S", 200);
+    bench_opts_t o;
+    bench_parse(&o, BENCH_IMPL, "overheads", argc, argv);
+    if (o.nproc < 2) {
+        bench_skip(&o, "all", "needs_2_processes");
+        return bench_armci_finalize(0);
+    }
+    if (c.max_out < 1)
+        c.max_out = 1;
+    c.target = o.target >= 0 ? o.target : o.nproc - 1;
+    c.data = bench_armci_alloc(OVH_BYTES);
+    c.counter = bench_armci_alloc(sizeof(long));
+    c.local = ARMCI_Malloc_local(OVH_BYTES);
+    c.h = calloc((size_t)c.max_out, sizeof *c.h);
+    if (!c.local || !c.h)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    memset(c.local, 0, OVH_BYTES);
+    bench_info(&o, "origin=0 target=%d same_node=%d ghz=%.3f", c.target,
+               ovh_same_node(0, c.target), ovh_ghz());
+    if (bench_want(&o, "stack"))
+        stack_rows(&o, &c);
+    if (bench_want(&o, "nb"))
+        nb_rows(&o, &c);
+    if (bench_want(&o, "wait"))
+        ovh_wait_rows(&o, &c);
+    if (bench_want(&o, "server"))
+        ovh_server_rows(&o, &c);
+    if (bench_want(&o, "noncontig"))
+        noncontig_rows(&o, &c);
+    if (bench_want(&o, "align"))
+        align_rows(&o, &c);
+    if (bench_want(&o, "checks"))
+        checks_rows(&o, &c);
+    if (bench_want(&o, "sparse"))
+        ovh_sparse_rows(&o, &c);
+    bench_armci_sync();
+    ARMCI_Free_local(c.local);
+    free(c.h);
+    bench_armci_free(c.counter);
+    bench_armci_free(c.data);
+    return bench_armci_finalize(0);
+}
