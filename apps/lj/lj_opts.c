@@ -173,6 +173,8 @@ int lj_parse(int argc, char **argv, lj_opts *o, int me)
             o->inject_fault = 1;
             continue;
         }
+        if (strlen(a) != 2 || a[0] != '-' || !strchr("NsmbkdrcTef", a[1]))
+            return bad(me, argv[i], NULL, "unknown option");
         if (i + 1 >= argc)
             return bad(me, argv[i], NULL, "needs a value");
         if (set_option(o, a, argv[++i], &bsize, me))
