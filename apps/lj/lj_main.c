@@ -111,9 +111,9 @@ static void report(const lj_par *p, const lj_opts *o, const lj_box *b, double se
     if (p->me != 0)
         return;
     long tasks = p->ntasks * o->steps;
-    printf("atoms %ld, box %.4f, cutoff %.3f, dt %g, %ld steps; %ld x %ld blocks of ~%ld atoms,"
-           " %ld tasks a step\n",
-           o->natoms, b->len, sqrt(b->rc2), o->dt, o->steps, o->blocks, o->blocks,
+    printf("atoms %ld, box %.4f (density %.4f), cutoff %.3f, dt %g, %ld steps; %ld x %ld blocks"
+           " of ~%ld atoms, %ld tasks a step\n",
+           o->natoms, b->len, (double)o->natoms / (b->len * b->len * b->len), sqrt(b->rc2), o->dt, o->steps, o->blocks, o->blocks,
            o->natoms / o->blocks, p->ntasks);
     printf("time %.6f s; t_compute mean %.6f max %.6f; t_comm mean %.6f max %.6f;"
            " %ld read_inc (%.2f us of step time each task)\n",

@@ -35,7 +35,7 @@ static long lj_side(long natoms)
 
 int lj_box_init(lj_box *b, const lj_opts *o, int me)
 {
-    b->len = cbrt((double)o->natoms / o->density);
+    b->len = (double)lj_side(o->natoms) * cbrt(1.0 / o->density);
     b->half = 0.5 * b->len;
     b->inv = 1.0 / b->len;
     double rc = o->cutoff > 0 ? o->cutoff : b->half;
@@ -74,8 +74,10 @@ void lj_init_atoms(const lj_opts *o, const lj_box *b, long lo, long hi, double *
     long n = lj_side(o->natoms);
     double a = b->len / (double)n, scale, mean[3];
     lj_init_scale(o, &scale, mean);
+    long long sites = (long long)n * n * n;
     for (long i = lo; i < hi; i++) {
-        long site[3] = { i % n, (i / n) % n, i / (n * n) };
+        long k = (long)((long long)i * sites / o->natoms); /* vacancies spread out */
+        long site[3] = { k % n, (k / n) % n, k / (n * n) };
         double *xi = x + 3 * (i - lo), *vi = v + 3 * (i - lo);
         for (int d = 0; d < 3; d++) {
             xi[d] = a * ((double)site[d] + 0.5 + 0.02 * lj_hash(i, d, 1));
