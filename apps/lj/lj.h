@@ -40,8 +40,7 @@ int lj_parse(int argc, char **argv, lj_opts *o, int me);
 int lj_box_init(lj_box *b, const lj_opts *o, int me);
 
 /* Initial state of atoms [lo, hi): a perturbed cubic lattice and velocities
- * from a hash of the atom index, so every process count sees the same state.
- * vel_shift is the mean velocity to remove, from lj_init_mean. */
+ * from a hash of the atom index, so every process count sees the same state. */
 void lj_init_atoms(const lj_opts *o, const lj_box *b, long lo, long hi, double *x, double *v);
 /* Velocity scale and mean (3 values) that give temperature temp and zero
  * momentum: computed over every atom, identically on each process. */

@@ -158,7 +158,9 @@ void lj_par_forces(lj_par *p, const lj_opts *o, const lj_box *b)
     for (;;) {
         t0 = lj_now();
         long t = NGA_Read_inc(p->g_cnt, sub, 1);
-        p->t_comm += lj_now() - t0;
+        double dt = lj_now() - t0;
+        p->t_comm += dt;
+        p->t_counter += dt;
         p->reads++;
         if (t >= p->ntasks)
             break;

@@ -15,6 +15,7 @@ typedef struct lj_par {
     long cached_a;             /* block whose positions xa holds, -1 if none */
     double pe;                 /* this process's share of the potential energy */
     double t_compute, t_comm;  /* seconds, this process */
+    double t_counter;          /* the part of t_comm in NGA_Read_inc */
     long reads;                /* NGA_Read_inc calls, this process */
 } lj_par;
 
