@@ -8,6 +8,14 @@
 #include <string.h>
 #include "lj_ga.h"
 
+/* Charges the seconds since t0 to t_comm and to one kind of GA call. */
+static void lj_comm(lj_par *p, int kind, double t0)
+{
+    double dt = lj_now() - t0;
+    p->t_comm += dt;
+    p->t_kind[kind] += dt;
+}
+
 static long block_start(const lj_par *p, long natoms, long k)
 {
     return (long)((long long)k * natoms / p->nblocks);
@@ -19,7 +27,7 @@ static void rows_get(lj_par *p, int g, long lo, long hi, double *buf)
     int glo[2] = { (int)lo, 0 }, ghi[2] = { (int)hi - 1, 2 }, ld[1] = { 3 };
     double t0 = lj_now();
     NGA_Get(g, glo, ghi, buf, ld);
-    p->t_comm += lj_now() - t0;
+    lj_comm(p, LJ_GET, t0);
 }
 
 static void rows_put(lj_par *p, int g, long lo, long hi, double *buf)
@@ -27,7 +35,7 @@ static void rows_put(lj_par *p, int g, long lo, long hi, double *buf)
     int glo[2] = { (int)lo, 0 }, ghi[2] = { (int)hi - 1, 2 }, ld[1] = { 3 };
     double t0 = lj_now();
     NGA_Put(g, glo, ghi, buf, ld);
-    p->t_comm += lj_now() - t0;
+    lj_comm(p, LJ_PUT, t0);
 }
 
 static void rows_acc(lj_par *p, int g, long lo, long hi, double *buf)
@@ -35,14 +43,14 @@ static void rows_acc(lj_par *p, int g, long lo, long hi, double *buf)
     int glo[2] = { (int)lo, 0 }, ghi[2] = { (int)hi - 1, 2 }, ld[1] = { 3 };
     double one = 1.0, t0 = lj_now();
     NGA_Acc(g, glo, ghi, buf, ld, &one);
-    p->t_comm += lj_now() - t0;
+    lj_comm(p, LJ_ACC, t0);
 }
 
 static void timed_sync(lj_par *p)
 {
     double t0 = lj_now();
     GA_Sync();
-    p->t_comm += lj_now() - t0;
+    lj_comm(p, LJ_SYNC, t0);
 }
 
 static int create_array(const char *name, long natoms)
@@ -78,11 +86,13 @@ int lj_par_create(lj_par *p, const lj_opts *o, const lj_box *b)
     p->xl = malloc(own_sz);
     p->vl = malloc(own_sz);
     p->fl = malloc(own_sz);
+    p->xs = malloc(own_sz);
+    p->fs = malloc(own_sz);
     p->xa = malloc(blk_sz);
     p->xc = malloc(blk_sz);
     p->fa = malloc(blk_sz);
     p->fc = malloc(blk_sz);
-    int ok = p->xl && p->vl && p->fl && p->xa && p->xc && p->fa && p->fc;
+    int ok = p->xl && p->vl && p->fl && p->xs && p->fs && p->xa && p->xc && p->fa && p->fc;
     if (!ok)
         fprintf(stderr, "armada-lj: rank %d: out of memory for %ld atoms\n", p->me, own);
     if (ok && own > 0) {
@@ -107,6 +117,8 @@ void lj_par_destroy(lj_par *p)
     free(p->xl);
     free(p->vl);
     free(p->fl);
+    free(p->xs);
+    free(p->fs);
     free(p->xa);
     free(p->xc);
     free(p->fa);
@@ -148,7 +160,7 @@ void lj_par_forces(lj_par *p, const lj_opts *o, const lj_box *b)
     GA_Zero(p->g_f);
     GA_Zero(p->g_cnt);
     GA_Sync();
-    p->t_comm += lj_now() - t0;
+    lj_comm(p, LJ_SYNC, t0);
     p->pe = 0;
     p->cached_a = -1;
     /* Row i of the upper triangle holds tasks (i, i) .. (i, m - 1). A
@@ -158,9 +170,7 @@ void lj_par_forces(lj_par *p, const lj_opts *o, const lj_box *b)
     for (;;) {
         t0 = lj_now();
         long t = NGA_Read_inc(p->g_cnt, sub, 1);
-        double dt = lj_now() - t0;
-        p->t_comm += dt;
-        p->t_counter += dt;
+        lj_comm(p, LJ_COUNTER, t0);
         p->reads++;
         if (t >= p->ntasks)
             break;
@@ -201,15 +211,29 @@ double lj_par_close(lj_par *p, const lj_opts *o, int kick)
     }
     double t0 = lj_now();
     GA_Dgop(e, 2, "+");
-    p->t_comm += lj_now() - t0;
+    lj_comm(p, LJ_SYNC, t0);
     return e[0] + e[1];
+}
+
+void lj_par_snapshot(lj_par *p)
+{
+    size_t n = sizeof(double) * 3 * (size_t)(p->hi - p->lo);
+    memcpy(p->xs, p->xl, n);
+    memcpy(p->fs, p->fl, n);
 }
 
 void lj_par_gather(lj_par *p, long natoms, double *x, double *f)
 {
-    if (p->me != 0)
-        return;
-    int lo[2] = { 0, 0 }, hi[2] = { (int)natoms - 1, 2 }, ld[1] = { 3 };
-    NGA_Get(p->g_x, lo, hi, x, ld);
-    NGA_Get(p->g_f, lo, hi, f, ld);
+    if (p->hi > p->lo) { /* untimed: not part of the run */
+        int lo[2] = { (int)p->lo, 0 }, hi[2] = { (int)p->hi - 1, 2 }, ld[1] = { 3 };
+        NGA_Put(p->g_x, lo, hi, p->xs, ld);
+        NGA_Put(p->g_f, lo, hi, p->fs, ld);
+    }
+    GA_Sync();
+    if (p->me == 0) {
+        int lo[2] = { 0, 0 }, hi[2] = { (int)natoms - 1, 2 }, ld[1] = { 3 };
+        NGA_Get(p->g_x, lo, hi, x, ld);
+        NGA_Get(p->g_f, lo, hi, f, ld);
+    }
+    GA_Sync();
 }

@@ -18,18 +18,7 @@
 typedef struct lj_record {
     double *x, *f; /* every atom after step k */
     double *e;     /* total energy after each step 0 .. steps */
-    double excluded; /* seconds spent gathering inside the timed loop */
 } lj_record;
-
-static void record_check(lj_par *p, const lj_opts *o, lj_record *r, long step, double *t_pause)
-{
-    if (step != o->check_steps)
-        return;
-    double t0 = lj_now();
-    lj_par_gather(p, o->natoms, r->x, r->f);
-    GA_Sync();
-    *t_pause += lj_now() - t0;
-}
 
 /* The run: forces of the initial state (untimed), then the timed steps.
  * Returns the wall-clock seconds of the timed steps. */
@@ -37,9 +26,10 @@ static double run(lj_par *p, const lj_opts *o, const lj_box *b, lj_record *r)
 {
     lj_par_forces(p, o, b);
     r->e[0] = lj_par_close(p, o, 0);
-    double pause = 0;
-    record_check(p, o, r, 0, &pause);
-    p->t_compute = p->t_comm = p->t_counter = 0;
+    if (o->check_steps == 0)
+        lj_par_snapshot(p);
+    p->t_compute = p->t_comm = 0;
+    memset(p->t_kind, 0, sizeof p->t_kind);
     p->reads = 0;
     GA_Sync();
     double t0 = lj_now();
@@ -47,10 +37,12 @@ static double run(lj_par *p, const lj_opts *o, const lj_box *b, lj_record *r)
         lj_par_drift(p, o, b);
         lj_par_forces(p, o, b);
         r->e[s] = lj_par_close(p, o, 1);
-        record_check(p, o, r, s, &pause);
+        if (s == o->check_steps)
+            lj_par_snapshot(p);
     }
-    r->excluded = pause;
-    return lj_now() - t0 - pause;
+    double secs = lj_now() - t0;
+    lj_par_gather(p, o->natoms, r->x, r->f);
+    return secs;
 }
 
 /* Rank 0: replays the first k steps serially and compares. */
@@ -103,11 +95,12 @@ static int verify_energy(const lj_opts *o, const lj_record *r, double *drift)
 static void report(const lj_par *p, const lj_opts *o, const lj_box *b, double secs, int ok,
                    double drift)
 {
-    double t[3] = { p->t_compute, p->t_comm, p->t_counter };
-    double tmax[3] = { p->t_compute, p->t_comm, p->t_counter };
+    double t[2 + LJ_NKINDS] = { p->t_compute, p->t_comm }, tmax[2 + LJ_NKINDS];
+    memcpy(t + 2, p->t_kind, sizeof p->t_kind);
+    memcpy(tmax, t, sizeof t);
     long reads = p->reads;
-    GA_Dgop(t, 3, "+");
-    GA_Dgop(tmax, 3, "max");
+    GA_Dgop(t, 2 + LJ_NKINDS, "+");
+    GA_Dgop(tmax, 2 + LJ_NKINDS, "max");
     GA_Lgop(&reads, 1, "+");
     if (p->me != 0)
         return;
@@ -116,10 +109,16 @@ static void report(const lj_par *p, const lj_opts *o, const lj_box *b, double se
            " of ~%ld atoms, %ld tasks a step\n",
            o->natoms, b->len, (double)o->natoms / (b->len * b->len * b->len), sqrt(b->rc2), o->dt, o->steps, o->blocks, o->blocks,
            o->natoms / o->blocks, p->ntasks);
-    printf("time %.6f s; t_compute mean %.6f max %.6f; t_comm mean %.6f max %.6f, of which"
-           " read_inc mean %.6f max %.6f; %ld read_inc (%.2f us of step time a task)\n",
-           secs, t[0] / p->np, tmax[0], t[1] / p->np, tmax[1], t[2] / p->np, tmax[2], reads,
+    printf("time %.6f s; t_compute mean %.6f max %.6f; t_comm mean %.6f max %.6f;"
+           " %ld read_inc (%.2f us of step time a task)\n",
+           secs, t[0] / p->np, tmax[0], t[1] / p->np, tmax[1], reads,
            tasks > 0 ? 1e6 * secs / (double)tasks : 0.0);
+    static const char *const kinds[LJ_NKINDS] = { "read_inc", "get", "acc", "put",
+                                                  "sync/zero/dgop" };
+    printf("t_comm by call, mean (max) s:");
+    for (int k = 0; k < LJ_NKINDS; k++)
+        printf(" %s %.6f (%.6f)", kinds[k], t[2 + k] / p->np, tmax[2 + k]);
+    printf("\n");
     printf("VERIFICATION %s\n", ok ? "SUCCESSFUL" : "FAILED");
     printf("RESULT app=lj impl=%s np=%d atoms=%ld steps=%ld blocks=%ld time=%.6f t_compute=%.6f"
            " t_comm=%.6f t_counter=%.6f counter_ops=%ld energy_drift=%.3e verified=%d\n",
