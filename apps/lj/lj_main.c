@@ -159,10 +159,16 @@ int main(int argc, char **argv)
     r.x = malloc(sizeof(double) * n3);
     r.f = malloc(sizeof(double) * n3);
     r.e = malloc(sizeof(double) * (size_t)(o.steps + 1));
-    lj_par p;
-    int setup = r.x && r.f && r.e ? lj_par_create(&p, &o, &b) : -1;
-    int bad_setup = setup != 0;
+    int bad_setup = !r.x || !r.f || !r.e;
+    if (bad_setup)
+        fprintf(stderr, "armada-lj: rank %d: out of memory for %ld steps' records\n", me,
+                o.steps);
     MPI_Allreduce(MPI_IN_PLACE, &bad_setup, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    lj_par p;
+    if (!bad_setup) {
+        bad_setup = lj_par_create(&p, &o, &b) != 0;
+        MPI_Allreduce(MPI_IN_PLACE, &bad_setup, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    }
     if (bad_setup) {
         if (me == 0)
             fprintf(stderr, "armada-lj: setup failed\n");
