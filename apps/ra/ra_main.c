@@ -164,11 +164,11 @@ static void report(const ra_opts *o, const ra_layout *l, double secs, long calls
            o->updates, mode_name(o->mode), o->batch, o->window);
     printf(" Accumulates / process  = %.1f\n", (double)calls / np);
     printf(" Time in seconds        = %.6f\n", secs);
-    printf(" GUP/s                  = %.6f\n", gups);
+    printf(" GUP/s                  = %.9f\n", gups);
     printf(" Errors                 = %" PRId64 "\n", errors);
     printf(" %s\n", ok ? "VERIFICATION SUCCESSFUL" : "VERIFICATION FAILED");
     printf("RESULT app=ra impl=%s np=%d log2=%d updates=%" PRIu64 " mode=%s batch=%d"
-           " time=%.6f gups=%.6f errors=%" PRId64 " verified=%d\n",
+           " time=%.6f gups=%.9f errors=%" PRId64 " verified=%d\n",
            RA_IMPL, np, o->log2, o->updates, mode_name(o->mode), o->batch, secs, gups,
            errors, ok);
     fflush(stdout);
