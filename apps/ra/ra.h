@@ -61,25 +61,32 @@ typedef struct ra_opts {
     uint64_t updates;   /* -u: updates in all (0: 4 x the table)             */
     int batch;          /* -b: updates per accumulate to one owner           */
     int window;         /* -w: accumulates in flight per owner               */
+    double bound;       /* -t: seconds after which no update starts (0: none) */
     ra_mode mode;
 } ra_opts;
 
 /* ---- the timed phase ---------------------------------------------------------
- * Applies `count` updates, starting after stream element `start`, to the
- * table whose per-process base pointers are `base`.  Returns the number of
- * accumulate calls made, or -1 when out of memory (nothing was sent). */
+ * Applies up to `count` updates, starting after stream element `start`, to
+ * the table whose per-process base pointers are `base`; stops early once
+ * MPI_Wtime() passes `deadline` (0: never).  Sets *done to
+ * the updates applied.  Returns the number of accumulate calls made, or -1
+ * when out of memory (nothing was sent). */
 typedef struct ra_run {
     const ra_layout *lay;
     const ra_opts *o;
     void **base;
     int me;
+    double deadline;
 } ra_run;
 
-long ra_update(const ra_run *r, int64_t start, uint64_t count);
+long ra_update(const ra_run *r, int64_t start, uint64_t count, uint64_t *done);
 
-/* Counts the words of this process's block that differ from i + the sum of
- * the run's updates to i, regenerating the whole stream from element 0
- * without jumping ahead.  Returns -1 when out of memory. */
-int64_t ra_verify(const ra_layout *l, const uint64_t *mine, int me, uint64_t updates);
+/* Counts the words of process me's block that differ from i + the sum of the
+ * updates applied to i: process p planned the stream's updates start[p] ..
+ * start[p + 1] - 1 and applied the first done[p] of them.  The stream is
+ * regenerated step by step from element 0, without the jump-ahead.  Returns
+ * -1 when out of memory. */
+int64_t ra_verify(const ra_layout *l, const uint64_t *mine, int me, const uint64_t *start,
+                  const uint64_t *done);
 
 #endif

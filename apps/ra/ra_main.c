@@ -2,7 +2,7 @@
  * updated by ARMCI accumulates (T[i] += v) from HPCC's random stream.
  *
  *   armada-ra [-k|--log2 K] [-u|--updates N] [-b|--batch N] [-w|--window N]
- *             [-m|--mode vector|single]
+ *             [-t|--time-bound S] [-m|--mode vector|single]
  *
  * Exit status: 0 when every word verifies, 1 when one does not, 2 on a usage
  * or setup error. */
@@ -16,19 +16,22 @@
 #define RA_MAX_BATCH 1048576
 #define RA_MAX_WINDOW 64
 #define RA_MAX_UPDATES (UINT64_C(1) << 50)
+#define RA_MAX_BOUND 86400
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: armada-ra [-k|--log2 K] [-u|--updates N] [-b|--batch N] [-w|--window N]\n"
-            "                 [-m|--mode vector|single]\n"
+            "                 [-t|--time-bound S] [-m|--mode vector|single]\n"
             "  -k K  table of 2^K 64-bit words over all processes (1..%d, default 20)\n"
             "  -u N  updates in all (default 4 x 2^K)\n"
             "  -b N  updates per vector accumulate to one owner (1..%d, default 1024)\n"
             "  -w N  vector accumulates in flight per owner (1..%d, default 4)\n"
+            "  -t S  no update starts after S seconds, like HPCC's time bound\n"
+            "        (0..%d, 0: none, default 60); the GUPS count the updates made\n"
             "  -m M  vector: ARMCI_NbAccV of the batch, one 8-byte segment per update;\n"
             "        single: one blocking ARMCI_Acc per update (no batching)\n",
-            RA_MAX_LOG2, RA_MAX_BATCH, RA_MAX_WINDOW);
+            RA_MAX_LOG2, RA_MAX_BATCH, RA_MAX_WINDOW, RA_MAX_BOUND);
 }
 
 /* A whole decimal number in [lo, hi], or -1 after a message naming the option. */
@@ -68,6 +71,10 @@ static int parse_one(ra_opts *o, const char *name, const char *val, int me)
         if (parse_num("--window (-w)", val, 1, RA_MAX_WINDOW, &v, me) != 0)
             return -1;
         o->window = (int)v;
+    } else if (strcmp(name, "time-bound") == 0) {
+        if (parse_num("--time-bound (-t)", val, 0, RA_MAX_BOUND, &v, me) != 0)
+            return -1;
+        o->bound = (double)v;
     } else if (strcmp(name, "mode") == 0 && val && strcmp(val, "vector") == 0) {
         o->mode = RA_MODE_VECTOR;
     } else if (strcmp(name, "mode") == 0 && val && strcmp(val, "single") == 0) {
@@ -86,8 +93,8 @@ static int parse(int argc, char **argv, ra_opts *o, int me)
 {
     static const char *const names[][2] = {{"-k", "log2"}, {"-u", "updates"},
                                            {"-b", "batch"}, {"-w", "window"},
-                                           {"-m", "mode"}};
-    *o = (ra_opts){.log2 = 20, .updates = 0, .batch = 1024, .window = 4,
+                                           {"-t", "time-bound"}, {"-m", "mode"}};
+    *o = (ra_opts){.log2 = 20, .updates = 0, .batch = 1024, .window = 4, .bound = 60,
                    .mode = RA_MODE_VECTOR};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *name = NULL, *val = NULL;
@@ -150,10 +157,20 @@ static const char *mode_name(ra_mode m)
     return m == RA_MODE_SINGLE ? "single" : "vector";
 }
 
-static void report(const ra_opts *o, const ra_layout *l, double secs, long calls,
+/* What the timed phase did: its time (slowest rank), accumulate calls and
+ * updates made over all ranks, and each rank's planned start and updates
+ * made (start has np + 1 entries, the last one the planned total). */
+typedef struct ra_outcome {
+    double secs;
+    long calls;
+    uint64_t made;
+    uint64_t *start, *done;
+} ra_outcome;
+
+static void report(const ra_opts *o, const ra_layout *l, const ra_outcome *t,
                    int64_t errors, int np)
 {
-    double gups = (double)o->updates / secs / 1e9;
+    double gups = (double)t->made / t->secs / 1e9;
     int ok = errors == 0;
     printf(" RandomAccess on ARMCI accumulates (%s)\n", RA_IMPL);
     printf(" Table size             = 2^%d words (%.1f MiB), %" PRIu64 "..%" PRIu64
@@ -161,15 +178,18 @@ static void report(const ra_opts *o, const ra_layout *l, double secs, long calls
            l->base + (l->rem ? 1 : 0));
     printf(" Processes              = %d\n", np);
     printf(" Updates                = %" PRIu64 " (mode %s, batch %d, window %d)\n",
-           o->updates, mode_name(o->mode), o->batch, o->window);
-    printf(" Accumulates / process  = %.1f\n", (double)calls / np);
-    printf(" Time in seconds        = %.6f\n", secs);
+           t->made, mode_name(o->mode), o->batch, o->window);
+    if (t->made < o->updates)
+        printf(" Time bound             = %.0f s reached: %" PRIu64 " of %" PRIu64
+               " updates made\n", o->bound, t->made, o->updates);
+    printf(" Accumulates / process  = %.1f\n", (double)t->calls / np);
+    printf(" Time in seconds        = %.6f\n", t->secs);
     printf(" GUP/s                  = %.9f\n", gups);
     printf(" Errors                 = %" PRId64 "\n", errors);
     printf(" %s\n", ok ? "VERIFICATION SUCCESSFUL" : "VERIFICATION FAILED");
     printf("RESULT app=ra impl=%s np=%d log2=%d updates=%" PRIu64 " mode=%s batch=%d"
            " time=%.6f gups=%.9f errors=%" PRId64 " verified=%d\n",
-           RA_IMPL, np, o->log2, o->updates, mode_name(o->mode), o->batch, secs, gups,
+           RA_IMPL, np, o->log2, t->made, mode_name(o->mode), o->batch, t->secs, gups,
            errors, ok);
     fflush(stdout);
 }
@@ -185,24 +205,63 @@ static void warm_up(void **base, int np)
 }
 
 /* Timed: every process's share of the updates, then a barrier (which
- * completes every accumulate everywhere).  Returns the slowest rank's time,
- * or -1 when a rank ran out of memory. */
-static double timed_phase(const ra_run *r, long *calls)
+ * completes every accumulate everywhere).  Returns -1 when a rank ran out of
+ * memory. */
+static int timed_phase(ra_run *r, ra_outcome *t)
 {
-    uint64_t u = r->o->updates, np = (uint64_t)r->lay->np, me = (uint64_t)r->me;
-    uint64_t share = u / np, extra = u % np;
-    uint64_t count = share + (me < extra ? 1 : 0);
-    int64_t start = (int64_t)(me * share + (me < extra ? me : extra));
+    int np = r->lay->np, me = r->me;
+    uint64_t u = r->o->updates, share = u / (uint64_t)np, extra = u % (uint64_t)np;
+    for (int p = 0; p <= np; p++) {
+        uint64_t q = (uint64_t)p;
+        t->start[p] = q * share + (q < extra ? q : extra);
+    }
+    uint64_t mine = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    *calls = ra_update(r, start, count);
+    r->deadline = r->o->bound > 0 ? t0 + r->o->bound : 0;
+    t->calls = ra_update(r, (int64_t)t->start[me], t->start[me + 1] - t->start[me], &mine);
     ARMCI_Barrier();
-    double secs = MPI_Wtime() - t0;
-    int failed = *calls < 0;
+    t->secs = MPI_Wtime() - t0;
+    int failed = t->calls < 0;
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &secs, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, calls, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    return failed ? -1 : secs;
+    MPI_Allreduce(MPI_IN_PLACE, &t->secs, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &t->calls, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allgather(&mine, 1, MPI_UINT64_T, t->done, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+    t->made = 0;
+    for (int p = 0; p < np; p++)
+        t->made += t->done[p];
+    return failed ? -1 : 0;
+}
+
+/* Runs, verifies and reports; the table is allocated and initialised. */
+static int run_table(const ra_opts *o, const ra_layout *lay, void **base, int me)
+{
+    int np = lay->np;
+    ra_run r = {.lay = lay, .o = o, .base = base, .me = me, .deadline = 0};
+    ra_outcome t = {0};
+    t.start = malloc(((size_t)np + 1) * sizeof *t.start);
+    t.done = malloc((size_t)np * sizeof *t.done);
+    int oom = !t.start || !t.done;
+    MPI_Allreduce(MPI_IN_PLACE, &oom, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    int64_t errors = -1;
+    if (!oom && timed_phase(&r, &t) == 0)
+        errors = ra_verify(lay, base[me], me, t.start, t.done);
+    oom = errors < 0;
+    MPI_Allreduce(MPI_IN_PLACE, &oom, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    int status = 2;
+    if (oom) {
+        if (me == 0)
+            fprintf(stderr, "armada-ra: out of memory for the update buffers"
+                            " or the verification\n");
+    } else {
+        MPI_Allreduce(MPI_IN_PLACE, &errors, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        if (me == 0)
+            report(o, lay, &t, errors, np);
+        status = errors == 0 ? 0 : 1;
+    }
+    free(t.done);
+    free(t.start);
+    return status;
 }
 
 static int run_ra(const ra_opts *o, int me, int np)
@@ -225,24 +284,7 @@ static int run_ra(const ra_opts *o, int me, int np)
     for (uint64_t j = 0; j < n; j++)
         mine[j] = first + j;
     warm_up(base, np);
-
-    ra_run r = {.lay = &lay, .o = o, .base = base, .me = me};
-    long calls = 0;
-    double secs = timed_phase(&r, &calls);
-    int64_t errors = secs < 0 ? -1 : ra_verify(&lay, mine, me, o->updates);
-    int oom = errors < 0;
-    MPI_Allreduce(MPI_IN_PLACE, &oom, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-    int status = 2;
-    if (oom) {
-        if (me == 0)
-            fprintf(stderr, "armada-ra: out of memory for the update buffers"
-                            " or the verification\n");
-    } else {
-        MPI_Allreduce(MPI_IN_PLACE, &errors, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-        if (me == 0)
-            report(o, &lay, secs, calls, errors, np);
-        status = errors == 0 ? 0 : 1;
-    }
+    int status = run_table(o, &lay, base, me);
     ARMCI_Barrier();
     ARMCI_Free(mine);
     free(base);

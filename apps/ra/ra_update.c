@@ -108,13 +108,22 @@ static void drain(ra_ctx *c)
     }
 }
 
-static long update_vector(const ra_run *r, uint64_t ran, uint64_t count)
+/* Whether the time bound has passed; looked at every RA_CHECK updates.  The
+ * partly filled batches of a run stopped early are still sent. */
+#define RA_CHECK 4096
+static int past(const ra_run *r, uint64_t u)
+{
+    return r->deadline > 0 && u % RA_CHECK == 0 && MPI_Wtime() > r->deadline;
+}
+
+static long update_vector(const ra_run *r, uint64_t ran, uint64_t count, uint64_t *done)
 {
     ra_ctx c;
     if (ctx_init(&c, r->lay->np, r->o->batch, r->o->window) != 0)
         return -1;
     const ra_layout *lay = r->lay;
-    for (uint64_t u = 0; u < count; u++) {
+    uint64_t u = 0;
+    for (; u < count && !past(r, u); u++) {
         ran = ra_next(ran);
         uint64_t off;
         int p = ra_owner(lay, ran & lay->mask, &off);
@@ -126,33 +135,38 @@ static long update_vector(const ra_run *r, uint64_t ran, uint64_t count)
             send_batch(&c, p);
     }
     drain(&c);
+    *done = u;
     long calls = c.calls;
     ctx_free(&c);
     return calls;
 }
 
-static long update_single(const ra_run *r, uint64_t ran, uint64_t count)
+static long update_single(const ra_run *r, uint64_t ran, uint64_t count, uint64_t *done)
 {
     const ra_layout *lay = r->lay;
-    for (uint64_t u = 0; u < count; u++) {
+    uint64_t u = 0;
+    for (; u < count && !past(r, u); u++) {
         ran = ra_next(ran);
         uint64_t off, val = ran;
         int p = ra_owner(lay, ran & lay->mask, &off);
         ARMCI_Acc(ARMCI_ACC_LNG, &ra_one, &val, (char *)r->base[p] + off * sizeof(uint64_t),
                   (int)sizeof(uint64_t), p);
     }
-    return (long)count;
+    *done = u;
+    return (long)u;
 }
 
-long ra_update(const ra_run *r, int64_t start, uint64_t count)
+long ra_update(const ra_run *r, int64_t start, uint64_t count, uint64_t *done)
 {
     uint64_t ran = ra_starts(start);
+    *done = 0;
     if (r->o->mode == RA_MODE_SINGLE)
-        return update_single(r, ran, count);
-    return update_vector(r, ran, count);
+        return update_single(r, ran, count, done);
+    return update_vector(r, ran, count, done);
 }
 
-int64_t ra_verify(const ra_layout *l, const uint64_t *mine, int me, uint64_t updates)
+int64_t ra_verify(const ra_layout *l, const uint64_t *mine, int me, const uint64_t *start,
+                  const uint64_t *done)
 {
     uint64_t first = ra_first(l, me), n = ra_count(l, me);
     uint64_t *want = malloc((size_t)n * sizeof *want);
@@ -161,11 +175,13 @@ int64_t ra_verify(const ra_layout *l, const uint64_t *mine, int me, uint64_t upd
     for (uint64_t j = 0; j < n; j++)
         want[j] = first + j;
     uint64_t ran = 1;
-    for (uint64_t u = 0; u < updates; u++) {
-        ran = ra_next(ran);
-        uint64_t j = (ran & l->mask) - first;
-        if (j < n)
-            want[j] += ran;
+    for (int p = 0; p < l->np; p++) {
+        for (uint64_t u = 0; u < start[p + 1] - start[p]; u++) {
+            ran = ra_next(ran);
+            uint64_t j = (ran & l->mask) - first;
+            if (j < n && u < done[p])
+                want[j] += ran;
+        }
     }
     int64_t errors = 0;
     for (uint64_t j = 0; j < n; j++)

@@ -6,9 +6,10 @@
 #
 #   RESULT app=ra impl=hpcc np=N log2=K updates=.. time=.. gups=.. errors=.. verified=1
 #
-# usage: hpcc_ra.sh [--mpirun "PREFIX"] -np N -k K [--hpcc PATH] [--timeout S] [--keep]
-#   --mpirun  the launcher and its options, without -np (default $HPCC_MPIRUN or
-#             "mpirun"); e.g. --mpirun "mpirun --mca btl self,tcp"
+# usage: hpcc_ra.sh [--mpirun "PREFIX"] [-np N] -k K [--hpcc PATH] [--timeout S] [--keep]
+#   --mpirun  the launcher and its options (default $HPCC_MPIRUN or "mpirun"),
+#             e.g. --mpirun "mpirun --mca btl self,tcp"; it may hold the process
+#             count itself ("mpirun ... -np 4"), and then -np may be left out
 #
 # How hpcc sizes RandomAccess: every test takes its memory from HPL's largest
 # N and smallest process grid P x Q in hpccinf.txt (N^2 doubles spread over
@@ -36,6 +37,19 @@ while [ $# -gt 0 ]; do
     *) die "unknown argument '$1'" ;;
   esac
 done
+read -r -a launcher <<< "$mpirun_prefix"
+# A process count in the prefix (-np N, -n N, --np N, -c N) counts; -np adds one.
+in_prefix=""
+for ((i = 0; i + 1 < ${#launcher[@]}; i++)); do
+  case ${launcher[i]} in -np|-n|--np|-c) in_prefix=${launcher[i + 1]} ;; esac
+done
+if [ -n "$in_prefix" ]; then
+  [ -z "$np" ] || [ "$np" = "$in_prefix" ] ||
+    die "option -np $np and the launcher's process count $in_prefix differ"
+  np=$in_prefix
+elif [ -n "$np" ]; then
+  launcher+=(-np "$np")
+fi
 [[ $np =~ ^[1-9][0-9]*$ ]] || die "option -np needs a whole number of processes, got '$np'"
 [[ $k =~ ^[0-9]+$ ]] && [ "$k" -ge 4 ] && [ "$k" -le 34 ] ||
   die "option -k needs a whole number from 4 to 34, got '$k'"
@@ -93,9 +107,8 @@ $nb          NBs
 40           values of NB
 INF
 
-read -r -a launcher <<< "$mpirun_prefix"
 start=$(date +%s.%N)
-(cd "$dir" && timeout "$limit" "${launcher[@]}" -np "$np" "$hpcc_bin") > "$dir/stdout.txt" 2>&1
+(cd "$dir" && timeout "$limit" "${launcher[@]}" "$hpcc_bin") > "$dir/stdout.txt" 2>&1
 rc=$?
 wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 out=$dir/hpccoutf.txt
