@@ -84,8 +84,9 @@ long ra_update(const ra_run *r, int64_t start, uint64_t count, uint64_t *done);
 /* Counts the words of process me's block that differ from i + the sum of the
  * updates applied to i: process p planned the stream's updates start[p] ..
  * start[p + 1] - 1 and applied the first done[p] of them.  The stream is
- * regenerated step by step from element 0, without the jump-ahead.  Returns
- * -1 when out of memory. */
+ * regenerated step by step from element 0, without the jump-ahead the update
+ * phase uses (except over the updates a time bound left out).  Returns -1
+ * when out of memory. */
 int64_t ra_verify(const ra_layout *l, const uint64_t *mine, int me, const uint64_t *start,
                   const uint64_t *done);
 

@@ -174,14 +174,19 @@ int64_t ra_verify(const ra_layout *l, const uint64_t *mine, int me, const uint64
         return -1;
     for (uint64_t j = 0; j < n; j++)
         want[j] = first + j;
-    uint64_t ran = 1;
+    uint64_t ran = 1, at = 0; /* ran is stream element `at` */
     for (int p = 0; p < l->np; p++) {
-        for (uint64_t u = 0; u < start[p + 1] - start[p]; u++) {
+        if (at != start[p]) {     /* only after a run stopped by the time bound */
+            at = start[p];
+            ran = ra_starts((int64_t)at);
+        }
+        for (uint64_t u = 0; u < done[p]; u++) {
             ran = ra_next(ran);
             uint64_t j = (ran & l->mask) - first;
-            if (j < n && u < done[p])
+            if (j < n)
                 want[j] += ran;
         }
+        at += done[p];
     }
     int64_t errors = 0;
     for (uint64_t j = 0; j < n; j++)
