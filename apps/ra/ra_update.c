@@ -110,7 +110,7 @@ static void drain(ra_ctx *c)
 
 /* Whether the time bound has passed; looked at every RA_CHECK updates.  The
  * partly filled batches of a run stopped early are still sent. */
-#define RA_CHECK 4096
+#define RA_CHECK 256
 static int past(const ra_run *r, uint64_t u)
 {
     return r->deadline > 0 && u % RA_CHECK == 0 && MPI_Wtime() > r->deadline;
