@@ -1,7 +1,7 @@
 /* The timed phase: updates grouped by owner, sent `batch` at a time as one
  * vector accumulate (ARMCI_NbAccV, one 8-byte segment per update), with
  * `window` accumulates in flight per owner; or, in single mode, one blocking
- * 8-byte accumulate per update. */
+ * 8-byte accumulate per update.  Then the verification of one block. */
 #include <stdlib.h>
 #include <string.h>
 #include "ra.h"
