@@ -1,0 +1,17 @@
+/* Dense LU kernel: the ARMCI factorisation and the distributed solve. */
+#ifndef ARMADA_APP_LU_FACTOR_H
+#define ARMADA_APP_LU_FACTOR_H
+
+#include "lu.h"
+
+/* Factors the local part a (layout L) in place into unit lower L and upper
+ * U without pivoting. t_factor: seconds (max over ranks); t_comm: seconds
+ * spent waiting on communication (mean over ranks). Collective; returns 0,
+ * or -1 when the panel buffers cannot be allocated. */
+int lu_factor(const lu_layout *L, double *a, double *t_factor, double *t_comm);
+
+/* Solves L U x = b with the factors from lu_factor; b and x are replicated
+ * n-vectors. Collective (MPI). */
+void lu_solve(const lu_layout *L, const double *a, const double *b, double *x);
+
+#endif
