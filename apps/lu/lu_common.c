@@ -78,7 +78,7 @@ static int usage(int me, const char *prog, const char *why)
 int lu_parse(int argc, char **argv, int np, int me, const char *prog, lu_opts *o)
 {
     char why[160];
-    o->n = 3072;
+    o->n = 4096;
     o->nb = 64;
     o->pr = 0;
     o->pc = 0;
