@@ -39,9 +39,13 @@ static int *flag_at(const lu_ctx *c, int proc, int idx)
     return (int *)c->flags[proc] + idx;
 }
 
+/* Sleeps between reads of a flag; the probe drives MPI's progress, which an
+ * MPI-based ARMCI (ARMCI-MPI on osc ucx) needs at the target of its puts. */
 static void pause_briefly(int spins)
 {
     struct timespec ts = {0, spins < 64 ? 2000 : 50000};
+    int flag;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
     nanosleep(&ts, NULL);
 }
 
