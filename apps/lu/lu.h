@@ -13,10 +13,12 @@ typedef struct {
     int pr, pc, myr, myc;   /* grid and this rank's coordinates */
     int me, np;
     int mloc, nloc, lda;    /* local rows, local columns, leading dimension */
+    int dd;                 /* diagonally dominant test matrix */
 } lu_layout;
 
 typedef struct {
     int n, nb, pr, pc;      /* pr == 0: choose the most square grid */
+    int dd;                 /* --matrix dd (else random) */
 } lu_opts;
 
 /* Number of rows (or columns) of the n-long dimension owned by coordinate
@@ -28,14 +30,15 @@ int lu_local_start(int k, int nb, int p, int q);
 int lu_global(int l, int nb, int p, int q);
 int lu_block_size(const lu_layout *L, int k);
 
-/* Parses -n, --nb, --grid; returns 0, or prints (rank 0) and returns 2. */
+/* Parses -n, --nb, --grid, --matrix; returns 0, or prints (rank 0) and
+ * returns 2. */
 int lu_parse(int argc, char **argv, int np, int me, const char *prog, lu_opts *o);
 void lu_layout_init(lu_layout *L, const lu_opts *o, int me, int np);
 
 /* Entry (i, j) of the test matrix: uniform in [-0.5, 0.5) from a hash of
- * (i, j), plus n on the diagonal (strictly diagonally dominant by rows and
- * by columns, so LU without pivoting is stable). */
-double lu_entry(int n, int i, int j);
+ * (i, j) (HPL's kind of matrix); with L->dd, plus n on the diagonal
+ * (strictly diagonally dominant by rows and columns: no row is swapped). */
+double lu_entry(const lu_layout *L, int i, int j);
 double lu_xtrue(int i);
 void lu_fill(const lu_layout *L, double *a);
 /* out = A x and rowabs = |A| 1 (row sums of |a_ij|), replicated on all

@@ -70,7 +70,7 @@ static int usage(int me, const char *prog, const char *why)
 {
     if (me == 0) {
         fprintf(stderr, "%s: %s\n", prog, why);
-        fprintf(stderr, "usage: %s [-n N] [--nb NB] [--grid PRxPC]\n", prog);
+        fprintf(stderr, "usage: %s [-n N] [--nb NB] [--grid PRxPC] [--matrix random|dd]\n", prog);
     }
     return 2;
 }
@@ -82,6 +82,7 @@ int lu_parse(int argc, char **argv, int np, int me, const char *prog, lu_opts *o
     o->nb = 64;
     o->pr = 0;
     o->pc = 0;
+    o->dd = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
@@ -91,6 +92,10 @@ int lu_parse(int argc, char **argv, int np, int me, const char *prog, lu_opts *o
             bad = parse_int(val, &o->nb), i++;
         else if (strcmp(a, "--grid") == 0)
             bad = parse_grid(val, &o->pr, &o->pc), i++;
+        else if (strcmp(a, "--matrix") == 0 && val && strcmp(val, "random") == 0)
+            o->dd = 0, i++;
+        else if (strcmp(a, "--matrix") == 0 && val && strcmp(val, "dd") == 0)
+            o->dd = 1, i++;
         else
             bad = -1;
         if (bad) {
@@ -135,16 +140,17 @@ void lu_layout_init(lu_layout *L, const lu_opts *o, int me, int np)
     L->mloc = lu_numroc(L->n, L->nb, L->myr, L->pr);
     L->nloc = lu_numroc(L->n, L->nb, L->myc, L->pc);
     L->lda = L->mloc > 0 ? L->mloc : 1;
+    L->dd = o->dd;
 }
 
-double lu_entry(int n, int i, int j)
+double lu_entry(const lu_layout *L, int i, int j)
 {
-    uint64_t z = (uint64_t)i * (uint64_t)n + (uint64_t)j + 0x9E3779B97F4A7C15ULL;
+    uint64_t z = (uint64_t)i * (uint64_t)L->n + (uint64_t)j + 0x9E3779B97F4A7C15ULL;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     z ^= z >> 31;
     double v = (double)(z >> 11) * (1.0 / 9007199254740992.0) - 0.5;
-    return i == j ? v + (double)n : v;
+    return i == j && L->dd ? v + (double)L->n : v;
 }
 
 double lu_xtrue(int i)
@@ -157,7 +163,7 @@ void lu_fill(const lu_layout *L, double *a)
     for (int jl = 0; jl < L->nloc; jl++) {
         int j = lu_global(jl, L->nb, L->myc, L->pc);
         for (int il = 0; il < L->mloc; il++)
-            a[(size_t)jl * L->lda + il] = lu_entry(L->n, lu_global(il, L->nb, L->myr, L->pr), j);
+            a[(size_t)jl * L->lda + il] = lu_entry(L, lu_global(il, L->nb, L->myr, L->pr), j);
     }
 }
 
@@ -176,7 +182,7 @@ void lu_matvec(const lu_layout *L, const double *x, double *out, double *rowabs)
     for (int jl = 0; jl < L->nloc; jl++) {
         int j = lu_global(jl, L->nb, L->myc, L->pc);
         for (int il = 0; il < L->mloc; il++) {
-            double a = lu_entry(L->n, grow[il], j);
+            double a = lu_entry(L, grow[il], j);
             part[grow[il]] += a * x[j];
             part[n + (size_t)grow[il]] += fabs(a);
         }
@@ -229,8 +235,8 @@ void lu_report(const lu_layout *L, const char *impl, double t, double comm,
         snprintf(commbuf, sizeof commbuf, "na");
     else
         snprintf(commbuf, sizeof commbuf, "%.6f", comm);
-    printf(" LU factorisation (%s): n=%d nb=%d grid=%dx%d np=%d\n", impl, L->n, L->nb, L->pr,
-           L->pc, L->np);
+    printf(" LU factorisation (%s): n=%d nb=%d grid=%dx%d np=%d matrix=%s\n", impl, L->n,
+           L->nb, L->pr, L->pc, L->np, L->dd ? "dd" : "random");
     printf(" time %.6f s, %.3f Gflop/s, communication wait %s s (mean over ranks)\n", t,
            flops / t / 1e9, commbuf);
     printf(" scaled residual %.6g (threshold %.0f), max |x - x_true| %.3g\n", c->resid,

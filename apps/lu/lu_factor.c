@@ -1,9 +1,11 @@
-/* Right-looking blocked LU (no pivoting) over ARMCI: panels travel to the
- * processes of their row and column by non-blocking strided puts into
- * double-buffered receive slots, announced by a flag put after a fence;
- * receivers hand a slot back with an acknowledgement put. The next column
- * panel is factored and sent before the rest of the trailing update. */
+/* Right-looking blocked LU with partial pivoting over ARMCI: panels (and
+ * their pivots) travel to the processes of their row and column by
+ * non-blocking strided puts into double-buffered receive slots, announced by
+ * a flag put after a fence; receivers hand a slot back with an
+ * acknowledgement put. The next column panel is factored and sent before the
+ * rest of the trailing update. */
 #define _POSIX_C_SOURCE 200809L
+#include "lu_ctx.h"
 #include "lu_factor.h"
 
 #include <armci.h>
@@ -12,22 +14,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* Flag words per rank: D, L and U arrival (two slots each), then one
- * acknowledgement word per peer (the last step it finished, plus one). */
-enum { F_D = 0, F_L = 2, F_U = 4, F_ACK = 6 };
-
-typedef struct {
-    const lu_layout *L;
-    double *a;
-    void **dbuf, **lbuf, **ubuf, **flags;
-    size_t dslot, lslot, uslot; /* doubles per slot */
-    int ldl;                    /* leading dimension of the L slots */
-    armci_hdl_t *hdl;           /* one per peer of a row or column */
-    int *pend;                  /* targets of the deferred L puts */
-    int *tgt;                   /* targets of the immediate D and U puts */
-    int npend;
-    double comm;
-} lu_ctx;
+/* Flag words per rank: L (with pivots) and U arrival, two slots each, then
+ * one acknowledgement word per peer (the last step it finished, plus one). */
+enum { F_L = 0, F_U = 2, F_ACK = 4 };
 
 static int rank_of(const lu_ctx *c, int r, int col)
 {
@@ -87,10 +76,11 @@ static void post_value(lu_ctx *c, int target, int idx, int value)
 }
 
 /* Completes the puts to the targets and raises their flag idx to value. */
-static void complete_and_flag(lu_ctx *c, const int *targets, int nt, int idx, int value)
+static void complete_and_flag(lu_ctx *c, const int *targets, int nt, int nh, int idx,
+                              int value)
 {
     double t0 = MPI_Wtime();
-    for (int i = 0; i < nt; i++)
+    for (int i = 0; i < nh; i++)
         ARMCI_Wait(&c->hdl[i]);
     for (int i = 0; i < nt; i++) {
         ARMCI_Fence(targets[i]);
@@ -99,72 +89,54 @@ static void complete_and_flag(lu_ctx *c, const int *targets, int nt, int idx, in
     c->comm += MPI_Wtime() - t0;
 }
 
-static void factor_diag(double *d, int lda, int kb)
+static void finish_panel(lu_ctx *c, int k)
 {
-    for (int j = 0; j < kb; j++) {
-        double *col = d + (size_t)j * lda;
-        int below = kb - j - 1;
-        if (below == 0)
-            break;
-        cblas_dscal(below, 1.0 / col[j], col + j + 1, 1);
-        cblas_dger(CblasColMajor, below, below, -1.0, col + j + 1, 1, col + lda + j, lda,
-                   col + lda + j + 1, lda);
-    }
+    complete_and_flag(c, c->pend, c->npend, 2 * c->npend, F_L + k % 2, k + 1);
+    c->npend = 0;
 }
 
-/* Column panel k on the processes of its process column: the diagonal block
- * owner factors it and sends it down the column; the rest solve against U11;
- * every one then puts its part (L11 included) along its process row. With
- * defer, the row flags are raised later by finish_panel. */
+/* Column panel k on the processes of its process column: factored with
+ * partial pivoting (lu_pivot.c), then every one puts the pivots and its part
+ * of the panel (L11 included) along its process row. With defer, the row
+ * flags are raised later by finish_panel. */
 static void panel(lu_ctx *c, int k, int defer)
 {
     const lu_layout *L = c->L;
-    int r = k % L->pr, slot = k % 2, kb = lu_block_size(L, k);
+    int slot = k % 2, kb = lu_block_size(L, k);
     int lr = lu_local_start(k, L->nb, L->myr, L->pr), lc = lu_local_start(k, L->nb, L->myc, L->pc);
-    double *pan = c->a + (size_t)lc * L->lda, *u11;
-    int ldu, below, nt = 0, *targets = c->tgt;
-    if (L->myr == r) {
-        factor_diag(pan + lr, L->lda, kb);
-        for (int rr = 0; rr < L->pr; rr++) {
-            if (rr == r)
-                continue;
-            int t = rank_of(c, rr, L->myc);
-            wait_slot(c, t, k);
-            put_block(c, pan + lr, L->lda, kb, kb, (double *)c->dbuf[t] + slot * c->dslot,
-                      L->nb, t, &c->hdl[nt]);
-            targets[nt++] = t;
-        }
-        complete_and_flag(c, targets, nt, F_D + slot, k + 1);
-        u11 = pan + lr;
-        ldu = L->lda;
-        below = lr + kb;
-    } else {
-        wait_flag(c, F_D + slot, k + 1);
-        u11 = (double *)c->dbuf[L->me] + slot * c->dslot;
-        ldu = L->nb;
-        below = lr;
-    }
-    if (L->mloc > below)
-        cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit,
-                    L->mloc - below, kb, 1.0, u11, ldu, pan + below, L->lda);
+    double *pan = c->a + (size_t)lc * L->lda, *piv = c->pstage + slot * L->nb;
+    lu_panel_factor(c, k);
+    for (int j = 0; j < kb; j++)
+        piv[j] = (double)c->ipiv[k * L->nb + j];
     c->npend = 0;
     for (int cc = 0; cc < L->pc; cc++) {
         if (cc == L->myc)
             continue;
-        int t = rank_of(c, L->myr, cc);
+        int t = rank_of(c, L->myr, cc), h = 2 * c->npend;
         wait_slot(c, t, k);
+        ARMCI_INIT_HANDLE(&c->hdl[h]);
+        ARMCI_NbPut(piv, (double *)c->pbuf[t] + slot * c->pslot, kb * (int)sizeof(double), t,
+                    &c->hdl[h]);
         put_block(c, pan + lr, L->lda, L->mloc - lr, kb,
-                  (double *)c->lbuf[t] + slot * c->lslot + lr, c->ldl, t, &c->hdl[c->npend]);
+                  (double *)c->lbuf[t] + slot * c->lslot + lr, c->ldl, t, &c->hdl[h + 1]);
         c->pend[c->npend++] = t;
     }
     if (!defer)
-        complete_and_flag(c, c->pend, c->npend, F_L + slot, k + 1);
+        finish_panel(c, k);
 }
 
-static void finish_panel(lu_ctx *c, int k)
+/* Pivots of step k: this rank's own (it factored the panel) or the received
+ * copy; then the row swaps on the rest of the local columns. */
+static void swaps(lu_ctx *c, int k)
 {
-    complete_and_flag(c, c->pend, c->npend, F_L + k % 2, k + 1);
-    c->npend = 0;
+    const lu_layout *L = c->L;
+    if (L->myc != k % L->pc) {
+        wait_flag(c, F_L + k % 2, k + 1);
+        const double *piv = (const double *)c->pbuf[L->me] + (k % 2) * c->pslot;
+        for (int j = 0; j < lu_block_size(L, k); j++)
+            c->ipiv[k * L->nb + j] = (int)piv[j];
+    }
+    lu_apply_swaps(c, k);
 }
 
 /* L11 and L21 of step k as seen from this rank (its own panel or the
@@ -209,7 +181,7 @@ static void upanel(lu_ctx *c, int k)
                   &c->hdl[nt]);
         targets[nt++] = t;
     }
-    complete_and_flag(c, targets, nt, F_U + slot, k + 1);
+    complete_and_flag(c, targets, nt, nt, F_U + slot, k + 1);
 }
 
 static void gemm(const lu_layout *L, int m, int n, int kb, const double *l, int ldl,
@@ -265,36 +237,66 @@ static void *alloc_shared(void ***ptrs, size_t bytes, int np)
     return (*ptrs)[0];
 }
 
-int lu_factor(const lu_layout *L, double *a, double *t_factor, double *t_comm)
+static int setup(lu_ctx *c, const lu_layout *L, double *a, int *ipiv)
 {
-    lu_ctx c = {0};
     int npeer = L->pr + L->pc;
-    c.L = L;
-    c.a = a;
-    c.ldl = lu_numroc(L->n, L->nb, 0, L->pr);
-    c.dslot = (size_t)L->nb * L->nb;
-    c.lslot = (size_t)c.ldl * L->nb;
-    c.uslot = (size_t)L->nb * lu_numroc(L->n, L->nb, 0, L->pc);
-    c.hdl = malloc((size_t)npeer * sizeof *c.hdl);
-    c.pend = malloc((size_t)npeer * sizeof *c.pend);
-    c.tgt = malloc((size_t)npeer * sizeof *c.tgt);
-    if (!c.hdl || !c.pend || !c.tgt || !alloc_shared(&c.dbuf, 2 * c.dslot * sizeof(double), L->np) ||
-        !alloc_shared(&c.lbuf, 2 * c.lslot * sizeof(double), L->np) ||
-        !alloc_shared(&c.ubuf, 2 * c.uslot * sizeof(double), L->np) ||
-        !alloc_shared(&c.flags, (size_t)(F_ACK + L->np) * sizeof(int), L->np)) {
+    c->L = L;
+    c->a = a;
+    c->ipiv = ipiv;
+    c->ldl = lu_numroc(L->n, L->nb, 0, L->pr);
+    c->pslot = (size_t)L->nb;
+    c->lslot = (size_t)c->ldl * L->nb;
+    c->uslot = (size_t)L->nb * lu_numroc(L->n, L->nb, 0, L->pc);
+    c->hdl = malloc(2 * (size_t)npeer * sizeof *c->hdl);
+    c->pend = malloc((size_t)npeer * sizeof *c->pend);
+    c->tgt = malloc((size_t)npeer * sizeof *c->tgt);
+    c->pstage = malloc(2 * (size_t)L->nb * sizeof *c->pstage);
+    c->prow = malloc((size_t)L->nb * sizeof *c->prow);
+    c->swap = malloc(((size_t)L->nloc + 1) * sizeof *c->swap);
+    MPI_Comm_split(MPI_COMM_WORLD, L->myc, L->myr, &c->col);
+    if (!c->hdl || !c->pend || !c->tgt || !c->pstage || !c->prow || !c->swap ||
+        !alloc_shared(&c->pbuf, 2 * c->pslot * sizeof(double), L->np) ||
+        !alloc_shared(&c->lbuf, 2 * c->lslot * sizeof(double), L->np) ||
+        !alloc_shared(&c->ubuf, 2 * c->uslot * sizeof(double), L->np) ||
+        !alloc_shared(&c->flags, (size_t)(F_ACK + L->np) * sizeof(int), L->np)) {
         fprintf(stderr, "armada-lu: rank %d: ARMCI_Malloc of the panel buffers failed\n",
                 L->me);
         return -1;
     }
-    int *mine = flag_at(&c, L->me, 0);
+    int *mine = flag_at(c, L->me, 0);
     for (int i = 0; i < F_ACK + L->np; i++)
         mine[i] = 0;
+    return 0;
+}
+
+static void teardown(lu_ctx *c)
+{
+    void **shared[4] = {c->pbuf, c->lbuf, c->ubuf, c->flags};
+    for (int i = 0; i < 4; i++) {
+        ARMCI_Free(shared[i][c->L->me]);
+        free(shared[i]);
+    }
+    MPI_Comm_free(&c->col);
+    free(c->hdl);
+    free(c->pend);
+    free(c->tgt);
+    free(c->pstage);
+    free(c->prow);
+    free(c->swap);
+}
+
+int lu_factor(const lu_layout *L, double *a, int *ipiv, double *t_factor, double *t_comm)
+{
+    lu_ctx c = {0};
+    if (setup(&c, L, a, ipiv) != 0)
+        return -1;
     ARMCI_Barrier();
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     if (L->myc == 0)
         panel(&c, 0, 0);
     for (int k = 0; k < L->nblk; k++) {
+        swaps(&c, k);
         if (L->myr == k % L->pr)
             upanel(&c, k);
         update(&c, k);
@@ -305,16 +307,6 @@ int lu_factor(const lu_layout *L, double *a, double *t_factor, double *t_comm)
     MPI_Allreduce(&t, t_factor, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(&c.comm, t_comm, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     *t_comm /= L->np;
-    ARMCI_Free(c.dbuf[L->me]);
-    ARMCI_Free(c.lbuf[L->me]);
-    ARMCI_Free(c.ubuf[L->me]);
-    ARMCI_Free(c.flags[L->me]);
-    free(c.dbuf);
-    free(c.lbuf);
-    free(c.ubuf);
-    free(c.flags);
-    free(c.hdl);
-    free(c.pend);
-    free(c.tgt);
+    teardown(&c);
     return 0;
 }

@@ -19,7 +19,8 @@ static int run(const lu_opts *o, int me, int np)
     local = (size_t)L.lda * (size_t)(L.nloc > 0 ? L.nloc : 1);
     double *a = ARMCI_Malloc_local((armci_size_t)(local * sizeof(double)));
     double *xt = malloc(n * sizeof *xt), *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
-    if (!a || !xt || !b || !x) {
+    int *ipiv = malloc(n * sizeof *ipiv);
+    if (!a || !xt || !b || !x || !ipiv) {
         fprintf(stderr, "armada-lu: rank %d: out of memory for n=%d (%zu local doubles)\n", me,
                 o->n, local);
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -28,15 +29,16 @@ static int run(const lu_opts *o, int me, int np)
         xt[i] = lu_xtrue((int)i);
     lu_fill(&L, a);
     lu_matvec(&L, xt, b, NULL);
-    if (lu_factor(&L, a, &t, &comm) != 0)
+    if (lu_factor(&L, a, ipiv, &t, &comm) != 0)
         MPI_Abort(MPI_COMM_WORLD, 1);
-    lu_solve(&L, a, b, x);
+    lu_solve(&L, a, ipiv, b, x);
     lu_check c = lu_verify(&L, x, b);
     lu_report(&L, ARMADA_APP_IMPL, t, comm, &c);
     ARMCI_Free_local(a);
     free(xt);
     free(b);
     free(x);
+    free(ipiv);
     return c.ok ? 0 : 1;
 }
 

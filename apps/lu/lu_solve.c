@@ -1,5 +1,5 @@
 /* Distributed block forward and back substitution with the factors of
- * lu_factor: per block row, the owners of that row sum their part of the
+ * lu_factor (the pivots applied to b first): per block row, the owners of that row sum their part of the
  * off-diagonal product, the diagonal owner solves its block, and the block
  * of the solution is broadcast to every rank. O(n^2) work, 2 n/nb steps. */
 #include "lu_factor.h"
@@ -45,21 +45,29 @@ static void block_step(solve_ctx *c, int k, int j0, int j1, double *v, const dou
         memcpy(v + lc, blk, (size_t)kb * sizeof *v);
 }
 
-void lu_solve(const lu_layout *L, const double *a, const double *b, double *x)
+void lu_solve(const lu_layout *L, const double *a, const int *ipiv, const double *b,
+              double *x)
 {
     size_t n = (size_t)L->n;
     solve_ctx c = {L, a, MPI_COMM_NULL, NULL, NULL};
     double *y = malloc(n * sizeof *y), *v = calloc((size_t)L->nloc + 1, sizeof *v);
+    double *pb = malloc(n * sizeof *pb);
     c.s = malloc((size_t)L->nb * sizeof *c.s);
     c.sum = malloc((size_t)L->nb * sizeof *c.sum);
-    if (!y || !v || !c.s || !c.sum) {
+    if (!y || !v || !pb || !c.s || !c.sum) {
         fprintf(stderr, "lu: rank %d: out of memory for the solve\n", L->me);
         MPI_Abort(MPI_COMM_WORLD, 1);
         return;
     }
+    memcpy(pb, b, n * sizeof *pb);
+    for (size_t i = 0; i < n; i++) {
+        double t = pb[i];
+        pb[i] = pb[ipiv[i]];
+        pb[ipiv[i]] = t;
+    }
     MPI_Comm_split(MPI_COMM_WORLD, L->myr, L->myc, &c.row);
     for (int k = 0; k < L->nblk; k++)
-        block_step(&c, k, 0, lu_local_start(k, L->nb, L->myc, L->pc), v, b, y, CblasLower,
+        block_step(&c, k, 0, lu_local_start(k, L->nb, L->myc, L->pc), v, pb, y, CblasLower,
                    CblasUnit);
     memset(v, 0, ((size_t)L->nloc + 1) * sizeof *v);
     for (int k = L->nblk - 1; k >= 0; k--) {
@@ -70,6 +78,7 @@ void lu_solve(const lu_layout *L, const double *a, const double *b, double *x)
     }
     MPI_Comm_free(&c.row);
     free(y);
+    free(pb);
     free(v);
     free(c.s);
     free(c.sum);
