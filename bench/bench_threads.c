@@ -16,12 +16,13 @@
 #include <string.h>
 
 #define MAXT 16
+#define PAD 8              /* doubles per origin: one cache line each */
 
 enum { OP_PUT, OP_ACC, OP_FADD, NOPS };
 static const char *const op_name[NOPS] = { "put8", "acc8", "fadd" };
 
 static bench_opts_t o;
-static void **slots;       /* [np] MAXT * np doubles per process */
+static void **slots;       /* [np] MAXT * np cache lines per process */
 static void **counter;     /* [np] one long */
 static int target;
 static long issued[NOPS];  /* accs and fadds this process issued (main thread sums) */
@@ -34,7 +35,7 @@ typedef struct job {
 
 static void loop(int op, int t, int iters)
 {
-    double *slot = (double *)slots[target] + (size_t)o.rank * MAXT + (size_t)t;
+    double *slot = (double *)slots[target] + ((size_t)o.rank * MAXT + (size_t)t) * PAD;
     double v = 1.0, one = 1.0;
     long old;
     for (int i = 0; i < iters; i++) {
@@ -120,7 +121,7 @@ static void zero_slots(void)
     bench_armci_sync();
     if (o.rank == target) {
         ARMCI_Access_begin(slots[target]);
-        memset(slots[target], 0, sizeof(double) * MAXT * (size_t)o.nproc);
+        memset(slots[target], 0, sizeof(double) * PAD * MAXT * (size_t)o.nproc);
         ARMCI_Access_end(slots[target]);
     }
     bench_armci_sync();
@@ -135,7 +136,7 @@ static int check_totals(void)
     if (o.rank == target) {
         double sum = 0.0;
         ARMCI_Access_begin(slots[target]);
-        for (int i = 0; i < MAXT * o.nproc; i++)
+        for (int i = 0; i < PAD * MAXT * o.nproc; i++)
             sum += ((double *)slots[target])[i];
         ARMCI_Access_end(slots[target]);
         long got = *(long *)counter[target];
@@ -169,7 +170,7 @@ int main(int argc, char **argv)
         return bench_armci_finalize(0);
     }
     target = o.nproc - 1;
-    slots = bench_armci_alloc(sizeof(double) * MAXT * (size_t)o.nproc);
+    slots = bench_armci_alloc(sizeof(double) * PAD * MAXT * (size_t)o.nproc);
     counter = bench_armci_alloc(sizeof(long));
     for (int op = 0; op < NOPS; op++) {
         if (!bench_want(&o, op_name[op]))
