@@ -7,9 +7,12 @@
  * fetch-and-adds of int and long; a lock-protected read-modify-write.
  * Every result is checked exactly: data read back, accumulators and
  * counters against the totals of all threads' adds, and the values the
- * fetch-and-adds on rank 0 returned form exactly 0, 3, 6, ... */
+ * fetch-and-adds on rank 0 returned form exactly 0, 3, 6, ...; and the
+ * statistics, counted per thread (decision 067), add up to every put and
+ * read-modify-write the threads issued. */
 #include <pthread.h>
 #include <armci.h>
+#include <armada.h>
 #include "tst.h"
 
 #define NT 4
@@ -185,6 +188,21 @@ static void check_olds(void)
     free(mine);
 }
 
+/* Puts per thread: per target and iteration, two blocking, two non-blocking
+ * and one under the mutex; read-modify-writes: two. */
+static void check_stats(void)
+{
+    armada_stats_t st;
+    CHECK_EQ(armada_stats_get(&st), 0, "armada_stats_get");
+    uint64_t puts = 0, rmws = 0;
+    for (int p = 0; p < ARMADA_PATH_COUNT; p++) {
+        puts += st.ops[ARMADA_OP_PUT][p];
+        rmws += st.ops[ARMADA_OP_RMW][p];
+    }
+    CHECK_EQ(puts, (long)NT * ITERS * np * 5, "puts counted over the threads");
+    CHECK_EQ(rmws, (long)NT * ITERS * np * 2, "read-modify-writes counted over the threads");
+}
+
 static void alloc_all(void)
 {
     seg = malloc(sizeof(void *) * (size_t)np);
@@ -221,6 +239,7 @@ int main(int argc, char **argv)
     for (int t = 0; t < NT; t++)
         pthread_join(th[t], NULL);
     ARMCI_Barrier();
+    check_stats();
     for (int t = 0; t < NT; t++)
         CHECK(fails[t] == 0, "thread %d saw %ld wrong results", t, fails[t]);
     check_counters();
