@@ -74,6 +74,9 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
     MPI_Comm_dup(comm, &c->world);
     MPI_Comm_rank(c->world, &c->me);
     MPI_Comm_size(c->world, &c->nproc);
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    c->threads = level == MPI_THREAD_MULTIPLE;
     arm_log_set_rank(c->me);
     arm_log_set_abort_hook(abort_hook);
     if (arm_config_load(c->me == 0, &unknown, err, sizeof err) != ARM_OK)

@@ -33,10 +33,12 @@ typedef struct arm_target_index {
     _Atomic int last;      /* a hint any thread may update (relaxed)        */
 } arm_target_index_t;
 
-/* Operation counters, one block per shard of threads (decision 067): a
- * thread counts in its own cache lines, so threads of one process issuing
- * 20 ns operations do not pass a line between their cores on every one.
- * Threads take shards in turn; past ARM_STAT_SHARDS threads they share.
+/* Operation counters, one block per shard of threads (decision 067): under
+ * MPI_THREAD_MULTIPLE a thread counts in its own cache lines, so threads of
+ * one process issuing 20 ns operations do not pass a line between their
+ * cores on every one. Threads take shards in turn; past ARM_STAT_SHARDS
+ * threads they share. At lower levels every count goes to shard 0 (no
+ * thread-local access on the single-thread path).
  * Each counter is updated by a relaxed load and store, which costs what a
  * plain increment costs and is no data race; two threads of one shard
  * counting at the same instant may lose one count. */
@@ -62,7 +64,8 @@ static inline void arm_stat_add(_Atomic uint64_t *c, uint64_t v)
 
 #define ARM_COUNT(op, path, n)                                              \
     do {                                                                    \
-        int sh_ = arm_stat_shard ? arm_stat_shard - 1 : arm_stat_shard_take(); \
+        int sh_ = !arm_core.threads ? 0                                     \
+                : arm_stat_shard ? arm_stat_shard - 1 : arm_stat_shard_take();  \
         arm_stat_add(&arm_core.opstats[sh_].ops[op][path], 1);              \
         arm_stat_add(&arm_core.opstats[sh_].bytes[op][path], (n));          \
     } while (0)
@@ -97,6 +100,7 @@ _Static_assert(sizeof(arm_ctl_block_t) == 64, "control block is one cache line")
 
 typedef struct arm_core {
     int initialized;
+    int threads;           /* MPI_THREAD_MULTIPLE granted: counters sharded */
     int me, nproc;
     int my_node, nnodes;
     int host_size;         /* processes on this host (virtual nodes share it) */
