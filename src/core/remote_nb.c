@@ -10,8 +10,10 @@
 /* ---- non-blocking calls -----------------------------------------------------------
  * A call takes an entry only when something of it stays outstanding (a get,
  * an agent job), under the client's lock; until then, and for calls to this
- * node, it takes no lock at all. The entry stays open until the call
- * returns, so that no other call takes it while it is briefly idle. A token
+ * node, it takes no lock at all. From then on the call keeps the lock until
+ * it returns, as a blocking call does (a wait drops it), so that the agent
+ * starts the call's jobs once the call has returned; and the entry stays
+ * open, so that no other call takes it while it is briefly idle. A token
  * names one call's entry and its generation, so a handle waited on after its
  * entry was reused reads as complete (it was). */
 
@@ -34,6 +36,7 @@ int arm_rem_nb_index(void)
     arm_rc.nb[i].jobs = 0;
     arm_rc.nb[i].open = 1;
     arm_rem_nb_cur = i + 1;
+    arm_rem_enter();    /* held until arm_remote_nb_end, as the call's own */
     return i;
 }
 
@@ -62,7 +65,6 @@ int arm_remote_nb_end(void)
     arm_rem_nb_cur = 0;
     if (!arm_rc.active || i < 0)
         return 0;
-    arm_rem_enter();
     arm_rc.nb[i].open = 0;
     int token = !arm_rc.nb[i].live ? 0 : 1 + i + NB_MAX * (int)(arm_rc.nb[i].gen & NB_GEN_MASK);
     arm_rem_leave();
