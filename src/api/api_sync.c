@@ -372,11 +372,7 @@ int armada_stats_get(armada_stats_t *out)
 
 void armada_stats_reset(void)
 {
-    for (int o = 0; o < ARMADA_OP_COUNT; o++)
-        for (int p = 0; p < ARMADA_PATH_COUNT; p++) {
-            atomic_store_explicit(&arm_core.opstats.ops[o][p], 0, memory_order_relaxed);
-            atomic_store_explicit(&arm_core.opstats.bytes[o][p], 0, memory_order_relaxed);
-        }
+    arm_core_stats_reset();
 }
 
 int armada_node_of(int rank)

@@ -74,6 +74,9 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
     MPI_Comm_dup(comm, &c->world);
     MPI_Comm_rank(c->world, &c->me);
     MPI_Comm_size(c->world, &c->nproc);
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    c->threads = level == MPI_THREAD_MULTIPLE;
     arm_log_set_rank(c->me);
     arm_log_set_abort_hook(abort_hook);
     if (arm_config_load(c->me == 0, &unknown, err, sizeof err) != ARM_OK)
@@ -111,21 +114,47 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
     return ARM_OK;
 }
 
+_Thread_local int arm_stat_shard;
+static atomic_int stat_shards_given;
+
+int arm_stat_shard_take(void)
+{
+    int s = atomic_fetch_add_explicit(&stat_shards_given, 1, memory_order_relaxed) %
+            ARM_STAT_SHARDS;
+    arm_stat_shard = s + 1;
+    return s;
+}
+
 void arm_core_stats(armada_stats_t *out)
 {
     *out = arm_core.stats;
     for (int o = 0; o < ARMADA_OP_COUNT; o++)
         for (int p = 0; p < ARMADA_PATH_COUNT; p++) {
-            out->ops[o][p] = atomic_load_explicit(&arm_core.opstats.ops[o][p],
-                                                  memory_order_relaxed);
-            out->bytes[o][p] = atomic_load_explicit(&arm_core.opstats.bytes[o][p],
-                                                    memory_order_relaxed);
+            uint64_t ops = 0, bytes = 0;
+            for (int k = 0; k < ARM_STAT_SHARDS; k++) {
+                const arm_opstats_t *st = &arm_core.opstats[k];
+                ops += atomic_load_explicit(&st->ops[o][p], memory_order_relaxed);
+                bytes += atomic_load_explicit(&st->bytes[o][p], memory_order_relaxed);
+            }
+            out->ops[o][p] = ops;
+            out->bytes[o][p] = bytes;
         }
     out->shm_bytes_mapped = arm_core.shm_bytes;
     arm_remote_conn_stats(out);
     struct timespec ts;
     if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
         out->process_cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void arm_core_stats_reset(void)
+{
+    for (int k = 0; k < ARM_STAT_SHARDS; k++)
+        for (int o = 0; o < ARMADA_OP_COUNT; o++)
+            for (int p = 0; p < ARMADA_PATH_COUNT; p++) {
+                atomic_store_explicit(&arm_core.opstats[k].ops[o][p], 0, memory_order_relaxed);
+                atomic_store_explicit(&arm_core.opstats[k].bytes[o][p], 0,
+                                      memory_order_relaxed);
+            }
 }
 
 static void print_stats(arm_core_t *c)

@@ -164,7 +164,7 @@ void arm_rem_agent_submit(const arm_rem_job_t *job)
     arm_rem_agent_t *ag = arm_rc.agent;
     if (ag->tail - ag->head == NB_MAX)
         wait_agent(&ag->head, ag->tail - NB_MAX + 1, NULL);
-    int i = arm_rem_nb_cur - 1;
+    int i = arm_rem_nb_index();
     arm_rem_job_t *j = &ag->ring[ag->tail % NB_MAX];
     *j = *job;
     j->nb = i;

@@ -107,6 +107,7 @@ typedef struct arm_remote_ctx {
         int jobs;               /* of which agent jobs: no deadline of their
                                    own, the agent's waits have theirs       */
         int proc;               /* target, for ARMCI_WaitProc               */
+        int open;               /* its call has not returned yet            */
     } nb[NB_MAX];
     int nb_next;
     int nb_live;                /* sum of nb[].live: WaitAll and the count of
@@ -133,7 +134,9 @@ typedef struct arm_remote_ctx {
 
 extern arm_remote_ctx_t arm_rc;
 
-/* The non-blocking get call under way in this thread: entry + 1, else 0. */
+/* The non-blocking call under way in this thread: entry + 1; -1 while it
+ * has no entry yet (its operations so far stayed on this node, or were
+ * complete when they returned); 0 outside one (decision 067). */
 extern _Thread_local int arm_rem_nb_cur;
 
 /* remote_lock.c: under MPI_THREAD_MULTIPLE one process-wide lock
@@ -252,6 +255,7 @@ void arm_rem_op_finish(const char *call, rop_t *op);
 void arm_rem_set_req_id(const char *call, rop_t *op, int want_reply);
 
 /* remote_nb.c */
+int arm_rem_nb_index(void);     /* the call's entry, taken on first need; under the lock */
 void arm_rem_nb_attach(const char *call, rop_t *op);
 
 /* remote_batch.c */

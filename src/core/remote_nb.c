@@ -7,32 +7,23 @@
 #include <string.h>
 #include "core/remote_int.h"
 
-/* Hands op to the non-blocking get under way: it completes, and returns to
- * the pool, on its own. */
-void arm_rem_nb_attach(const char *call, rop_t *op)
-{
-    int i = arm_rem_nb_cur - 1;
-    op->nb = i;
-    op->call = call;
-    arm_rc.nb[i].live++;
-    arm_rc.nb_live++;
-    arm_rc.nb[i].proc = op->req.target;
-    op->busy = 2;
-    arm_rem_maybe_release(op);
-}
+/* ---- non-blocking calls -----------------------------------------------------------
+ * A call takes an entry only when something of it stays outstanding (a get,
+ * an agent job), under the client's lock; until then, and for calls to this
+ * node, it takes no lock at all. From then on the call keeps the lock until
+ * it returns, as a blocking call does (a wait drops it), so that the agent
+ * starts the call's jobs once the call has returned; and the entry stays
+ * open, so that no other call takes it while it is briefly idle. A token
+ * names one call's entry and its generation, so a handle waited on after its
+ * entry was reused reads as complete (it was). */
 
-/* ---- non-blocking gets -------------------------------------------------------------
- * A token names one call's entry and its generation, so a handle waited on
- * after its entry was reused reads as complete (it was). */
-
-void arm_remote_nb_begin(void)
+int arm_rem_nb_index(void)
 {
-    if (!arm_rc.active)
-        return;
-    arm_rem_enter();    /* held until arm_remote_nb_end */
+    if (arm_rem_nb_cur > 0)
+        return arm_rem_nb_cur - 1;
     int i = arm_rc.nb_next, idle = 0, tried = 0;
     double since = 0.0;
-    while (arm_rc.nb[i].live) {
+    while (arm_rc.nb[i].live || arm_rc.nb[i].open) {
         /* Gets hold at most OP_POOL entries; agent jobs may hold the rest,
          * and the agent frees them. */
         i = (i + 1) % NB_MAX;
@@ -43,17 +34,40 @@ void arm_remote_nb_begin(void)
     arm_rc.nb[i].gen++;
     arm_rc.nb[i].proc = -1;
     arm_rc.nb[i].jobs = 0;
+    arm_rc.nb[i].open = 1;
     arm_rem_nb_cur = i + 1;
+    arm_rem_enter();    /* held until arm_remote_nb_end, as the call's own */
+    return i;
+}
+
+/* Hands op to the non-blocking call under way: it completes, and returns to
+ * the pool, on its own. */
+void arm_rem_nb_attach(const char *call, rop_t *op)
+{
+    int i = arm_rem_nb_index();
+    op->nb = i;
+    op->call = call;
+    arm_rc.nb[i].live++;
+    arm_rc.nb_live++;
+    arm_rc.nb[i].proc = op->req.target;
+    op->busy = 2;
+    arm_rem_maybe_release(op);
+}
+
+void arm_remote_nb_begin(void)
+{
+    if (arm_rc.active)
+        arm_rem_nb_cur = -1;
 }
 
 int arm_remote_nb_end(void)
 {
-    if (!arm_rc.active)
-        return 0;
     int i = arm_rem_nb_cur - 1;
     arm_rem_nb_cur = 0;
-    int token = i < 0 || !arm_rc.nb[i].live
-              ? 0 : 1 + i + NB_MAX * (int)(arm_rc.nb[i].gen & NB_GEN_MASK);
+    if (!arm_rc.active || i < 0)
+        return 0;
+    arm_rc.nb[i].open = 0;
+    int token = !arm_rc.nb[i].live ? 0 : 1 + i + NB_MAX * (int)(arm_rc.nb[i].gen & NB_GEN_MASK);
     arm_rem_leave();
     return token;
 }

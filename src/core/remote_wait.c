@@ -8,7 +8,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <time.h>
 #include "core/remote_int.h"
 
 /* Threads asleep on the client worker's event descriptor without the lock
@@ -22,15 +21,19 @@ void arm_rem_wake_sleepers(void)
         arm_net_wakeup(arm_rc.w);
 }
 
-/* Idle step while the agent has work (and in the agent): the worker is
- * armed under the lock, then the thread sleeps on its event descriptor
- * without it, so that the other thread may progress meanwhile. The agent
- * sleeps 1 ms at most: an event another thread took before it slept does
- * not wake it. Returns 1 when it slept. */
+/* Idle step when several threads share the client (MPI_THREAD_MULTIPLE, or
+ * the agent at work, and in the agent): the worker is armed under the lock,
+ * then the thread sleeps on its event descriptor without it, so that the
+ * other threads issue and progress meanwhile (decision 067). A thread that
+ * progresses the worker while others sleep signals it (wake_sleepers), since
+ * the event one of them waits for may be among those it took. Sleeps are
+ * 1 ms at most where something other than an event may end the wait: in
+ * the agent, and under threads (a request or credit another thread gives
+ * back without progressing). Returns 1 when it slept. */
 static int shared_idle(int *idle, int sleep_ms)
 {
     if (++*idle < arm_rc.spins) {
-        int d = arm_rem_lock_release_all();     /* the other thread's turn */
+        int d = arm_rem_lock_release_all();     /* the other threads' turn */
         sched_yield();
         arm_rem_lock_restore(d);
         return 0;
@@ -41,30 +44,11 @@ static int shared_idle(int *idle, int sleep_ms)
     atomic_fetch_add_explicit(&sleepers, 1, memory_order_relaxed);
     int d = arm_rem_lock_release_all();
     struct pollfd p = { arm_net_worker_efd(arm_rc.w), POLLIN, 0 };
-    (void)poll(&p, 1, arm_rem_in_agent || sleep_ms < 1 ? 1 : sleep_ms);
+    int cap = arm_rem_in_agent || arm_rc.mt;
+    (void)poll(&p, 1, cap || sleep_ms < 1 ? 1 : sleep_ms);
     arm_rem_lock_restore(d);
     atomic_fetch_sub_explicit(&sleepers, 1, memory_order_relaxed);
     return 1;
-}
-
-/* Idle step under MPI_THREAD_MULTIPLE: the worker belongs to whichever
- * thread holds the lock, so a waiting thread does not sleep on its event
- * descriptor; it lets go of the lock, yields (or, past its polls, naps
- * 200 us, less when asked for less) and takes the lock again. Returns 1
- * when it napped. */
-static int mt_idle(int *idle, int sleep_ms)
-{
-    int d = arm_rem_lock_release_all();
-    int napped = ++*idle >= arm_rc.spins;
-    if (napped) {
-        struct timespec ts = { 0, sleep_ms < 1 ? 50000L : 200000L };
-        *idle = 0;
-        nanosleep(&ts, NULL);
-    } else {
-        sched_yield();
-    }
-    arm_rem_lock_restore(d);
-    return napped;
 }
 
 /* One step of every client-side wait: progress the client worker; after
@@ -75,14 +59,12 @@ int arm_rem_wait_step(int *idle, double *since, int sleep_ms)
 {
     if (arm_net_progress(arm_rc.w)) {
         *idle = 0;
-        if (arm_rc.agent)
+        if (arm_rc.locking)
             arm_rem_wake_sleepers();
         return 0;
     }
-    if (arm_rem_in_agent || (!arm_rc.mt && arm_rem_agent_busy()))
+    if (arm_rc.mt || arm_rem_in_agent || arm_rem_agent_busy())
         return shared_idle(idle, sleep_ms);
-    if (arm_rc.mt)
-        return mt_idle(idle, sleep_ms);
     return arm_net_idle(arm_rc.w, idle, since, arm_rc.spins, sleep_ms, NULL);
 }
 
