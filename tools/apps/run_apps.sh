@@ -58,7 +58,7 @@ b=$build/apps
 if [ "$size" = small ]; then
   lu_args="-n 512 --nb 64" lj_args="-N 1024 --steps 3" ra_k=18
 else
-  lu_args="-n 2048 --nb 64" lj_args="-N 2048 --steps 3" ra_k=22
+  lu_args="-n 2048 --nb 64" lj_args="-N 2048 --steps 3" ra_k=20
 fi
 
 rc=0
@@ -78,6 +78,7 @@ case ",$apps," in *,lu,*)
     --baseline armci-mpi \
     --case "armada=$arm $b/lu/armada-lu $lu_args" \
     --case "armci-mpi=$ampi $b/lu/armada-lu-armcimpi $lu_args" \
+    --case "armci-mpi-direct=$ampi -x ARMCI_STRIDED_METHOD=DIRECT $b/lu/armada-lu-armcimpi $lu_args" \
     --case "scalapack=$ref $b/lu/armada-lu-scalapack $lu_args" ;;
 esac
 case ",$apps," in *,lj,*)
@@ -92,8 +93,8 @@ esac
 case ",$apps," in *,ra,*)
   compare ra "RandomAccess 2^$ra_k words, $np processes, $where" gups --columns errors \
     --baseline armci-mpi \
-    --case "armada=$arm $b/ra/armada-ra -k $ra_k" \
-    --case "armci-mpi=$ampi $b/ra/armada-ra-armcimpi -k $ra_k" \
+    --case "armada=$arm $b/ra/armada-ra -k $ra_k -t 30" \
+    --case "armci-mpi=$ampi $b/ra/armada-ra-armcimpi -k $ra_k -t 30" \
     --case "hpcc=$root/tools/apps/hpcc_ra.sh --mpirun '$ref' -k $ra_k" ;;
 esac
 

@@ -204,7 +204,9 @@ void arm_remote_vector(const char *call, int op, int type, const void *scale,
     arm_rem_enter();
     int node = arm_core.node_of[proc];
     void **vec;
-    if (arm_rem_agent_takes(ARM_FAM_VECTOR, bytes * (size_t)n, node) &&
+    /* The size that counts is what the call puts on the wire: its data and a
+     * target address per segment (1,024 updates of 8 B are 16 KiB, not 8). */
+    if (arm_rem_agent_takes(ARM_FAM_VECTOR, (bytes + sizeof(uint64_t)) * (size_t)n, node) &&
         (vec = malloc(2 * (size_t)n * sizeof *vec)) != NULL) {
         /* The pointer arrays are copied: the caller may reuse them. */
         memcpy(vec, src, (size_t)n * sizeof *vec);
