@@ -33,6 +33,14 @@ for prefix in "$tmp/p" "$tmp/moved"; do
     timeout 120 $run "$prefix/bin/armada-ft" --class S --variant put-exchange >/dev/null \
       || { echo "check_install: armada-ft fails from $prefix"; exit 1; }
   fi
+  # The kernels of issue 24, small: each must verify from the installed tree.
+  for k in "armada-lu -n 96 --nb 16" "armada-lj -N 512 -s 2" "armada-ra -k 10"; do
+    set -- $k
+    [ -x "$prefix/bin/$1" ] || continue
+    exe=$1; shift
+    timeout 120 $run "$prefix/bin/$exe" "$@" >/dev/null \
+      || { echo "check_install: $exe fails from $prefix"; exit 1; }
+  done
   echo "check_install: installed programs run from $prefix"
 done
 echo "check_install: installed tree, find_package(Armada) and pkg-config all work"

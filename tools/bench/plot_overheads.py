@@ -114,7 +114,8 @@ def collect_runs(a):
     for np in a.np_list:
         for impl in ("armada", "armcimpi", "mpi"):
             out = launch(a, impl, np, "vnode", base + ["-o", "server,sparse"])
-            open(os.path.join(raw, "vnode_%s_np%d.txt" % (impl, np)), "w").write(out)
+            # its own name: at np 2 the fixed groups' file has vnode_IMPL_np2
+            open(os.path.join(raw, "vnode_%s_sweep_np%d.txt" % (impl, np)), "w").write(out)
 
 
 def parse_raw(a):
