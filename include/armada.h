@@ -81,6 +81,10 @@ typedef struct armada_stats {
     uint64_t credit_replies;         /* answers carrying only credits that its
                                         client received: half its slots back,
                                         or its writes acknowledged (ARMADA_FENCE_ACK) */
+    uint64_t mapped_copies;          /* puts and gets to other nodes of this
+                                        host done by memcpy on their mapped
+                                        segment (ARMADA_VNODE_MAP), since
+                                        ARMCI_Init                          */
 } armada_stats_t;
 
 /* Copies this process's counters into *out. Returns 0, or -1 when ARMCI is

@@ -80,6 +80,9 @@ struct arm_alloc {
     size_t        my_len;
     int           internal;   /* made by the runtime, not the program        */
     int           seg_owner;  /* this process created the node's segment      */
+    int           seg_fd;     /* creator: the segment's memfd, kept open until
+                                 the other nodes of this host have mapped it
+                                 (decision 068); else -1                     */
     int           amo;        /* every read-modify-write and integer accumulate
                                  to it goes by the transport's atomics, same
                                  node too (decision 061); set before any rank

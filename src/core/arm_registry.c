@@ -97,8 +97,15 @@ static void alloc_unlink_list(arm_alloc_t *a)
 }
 
 /* Local teardown of one allocation: no communication. */
+static void alloc_close_fd(arm_alloc_t *a)
+{
+    arm_shm_close_handle(a->seg_fd);
+    a->seg_fd = -1;
+}
+
 static void alloc_destroy(arm_alloc_t *a)
 {
+    alloc_close_fd(a);
     for (int g = 0; g < a->gsize; g++)
         index_remove(a->members[g], a);
     arm_remote_alloc_release(a);
@@ -166,7 +173,13 @@ static int node_segment_anon(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int name
         ok = arm_remote_seg_register(a, made.handle, total) == ARM_OK;
     }
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
-    arm_shm_close_handle(fd);   /* every member and the server hold it now */
+    /* Every member and the server hold it now. The other nodes of this
+     * host may map it too (decision 068): the descriptor stays open until
+     * the allocation is published to them (alloc_index). */
+    if (ok && nrank == 0)
+        a->seg_fd = fd;
+    else
+        arm_shm_close_handle(fd);
     return ok ? SEG_OK : SEG_FAILED;
 }
 
@@ -290,6 +303,7 @@ static arm_status_t alloc_index(arm_alloc_t *a, MPI_Comm comm, size_t myoff,
     /* Where each node's segment sits in that node's server. */
     const uint64_t *node_base = NULL;
     arm_status_t st = arm_remote_alloc_publish(a, &node_base);
+    alloc_close_fd(a);   /* the publication mapped it where it could */
     for (int g = 0; g < a->gsize; g++) {
         int p = info[g].world;
         if (ptr_arr)
@@ -330,6 +344,8 @@ static arm_status_t reg_malloc(MPI_Comm comm, int gsize, const int *members, siz
 
     arm_alloc_t *a = calloc(1, sizeof *a);
     member_info_t *info = calloc((size_t)gsize, sizeof *info);
+    if (a)
+        a->seg_fd = -1;
     int have = a && info && (a->members = malloc((size_t)gsize * sizeof(int))) != NULL;
     arm_status_t st = have ? ARM_OK : ARM_ERR_NO_MEMORY;
     size_t myoff = 0;
@@ -352,6 +368,7 @@ static arm_status_t reg_malloc(MPI_Comm comm, int gsize, const int *members, siz
             snprintf(reg_state.reason, sizeof reg_state.reason,
                      "the allocation failed on another node of the group");
         if (a) {
+            alloc_close_fd(a);
             arm_shm_detach(&a->seg);
             free(a->members);
         }

@@ -33,6 +33,70 @@ static arm_status_t locked_seg_register(arm_alloc_t *a, const char *name, size_t
     return ARM_OK;
 }
 
+/* ---- segments of the other nodes of this host (decision 068) ------------------------ */
+
+/* This kernel's boot id: two processes that read the same one run on the
+ * same host, where a /proc/<pid>/fd path names the same process. */
+static const char *boot_id(void)
+{
+    static char id[40];
+    static int done;
+    if (!done) {
+        FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+        if (f) {
+            if (!fgets(id, sizeof id, f))
+                id[0] = '\0';
+            fclose(f);
+        }
+        id[strcspn(id, "\n")] = '\0';
+        done = 1;
+    }
+    return id;
+}
+
+typedef struct seg_handle {
+    char     path[ARM_SHM_NAME_MAX];   /* "/proc/<pid>/fd/<fd>:<inode>", or empty */
+    char     boot[40];
+    uint64_t len;
+} seg_handle_t;
+
+/* Each node's creator tells where its segment can be opened (a memfd still
+ * open: registry keeps it until this returns); every process maps those of
+ * the other nodes of its host. A node that cannot be mapped is reached by
+ * UCX alone. Collective over the group. */
+static void map_host_segments(arm_alloc_t *a, remote_alloc_t *ra)
+{
+    int gsize = a->gsize;
+    seg_handle_t mine;
+    memset(&mine, 0, sizeof mine);
+    if (a->seg_owner && a->seg_fd >= 0 && strncmp(a->seg.name, "/proc/", 6) == 0 &&
+        boot_id()[0]) {
+        snprintf(mine.path, sizeof mine.path, "%s", a->seg.name);
+        snprintf(mine.boot, sizeof mine.boot, "%s", boot_id());
+        mine.len = a->seg.len;
+    }
+    seg_handle_t *all = malloc((size_t)gsize * sizeof *all);
+    int ok = all != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, a->comm);
+    if (!ok) {
+        free(all);
+        return;
+    }
+    MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, a->comm);
+    ra->node_map = calloc((size_t)arm_core.nnodes, sizeof *ra->node_map);
+    for (int g = 0; ra->node_map && g < gsize; g++) {
+        int node = arm_core.node_of[a->members[g]];
+        if (node == arm_core.my_node || !all[g].path[0] || !boot_id()[0] ||
+            strcmp(all[g].boot, boot_id()) != 0)
+            continue;
+        if (arm_shm_attach(all[g].path, (size_t)all[g].len, &ra->node_map[node]) != ARM_OK)
+            memset(&ra->node_map[node], 0, sizeof ra->node_map[node]);
+    }
+    free(all);
+    /* The creators close their descriptors once every member has opened. */
+    MPI_Barrier(a->comm);
+}
+
 arm_status_t arm_remote_alloc_publish(arm_alloc_t *a, const uint64_t **node_base)
 {
     *node_base = NULL;
@@ -87,6 +151,8 @@ arm_status_t arm_remote_alloc_publish(arm_alloc_t *a, const uint64_t **node_base
     free(all);
     free(counts);
     free(displs);
+    if (arm_config.vnode_map)
+        map_host_segments(a, ra);
     *node_base = ra->node_base;
     return ARM_OK;
 }
@@ -111,6 +177,10 @@ static void locked_alloc_release(arm_alloc_t *a)
     if (ra->node_rkey)
         for (int n = 0; n < arm_core.nnodes; n++)
             free(ra->node_rkey[n]);
+    if (ra->node_map)   /* after the keys that pointed into them */
+        for (int n = 0; n < arm_core.nnodes; n++)
+            arm_shm_detach(&ra->node_map[n]);
+    free(ra->node_map);
     free(ra->node_rkey);
     free(ra->node_rkey_len);
     free(ra->node_base);
@@ -129,6 +199,11 @@ arm_net_rkey_t *arm_rem_rkey_for(const char *call, const arm_slice_t *s, int nod
         if (st != ARM_OK)
             arm_fatal(call, "cannot reach rank %d (node %d), whose server holds the memory: "
                       "%s", arm_core.node_leader[node], node, arm_status_str(st));
+        /* UCX reaches the node through this host's memory: so can memcpy. */
+        if (ra->node_map && ra->node_map[node].base &&
+            (arm_net_node_caps(arm_rc.net, node) & ARM_NET_CAP_HOST_SHM))
+            arm_net_rkey_map(ra->rkeys[node], ra->node_base[node], ra->node_map[node].base,
+                             ra->node_map[node].len);
     }
     return ra->rkeys[node];
 }

@@ -12,6 +12,7 @@
 #include "core/arm_path.h"
 #include "net/arm_net.h"
 #include "server/arm_server.h"
+#include "shm/arm_shm_seg.h"
 #include "server/arm_srv_proto.h"
 #include "topo/arm_topo.h"
 #include "util/arm_acc.h"
@@ -58,6 +59,8 @@ typedef struct remote_alloc {
     char    **node_rkey;        /* node -> packed key (RMA path only)       */
     size_t   *node_rkey_len;
     arm_net_rkey_t **rkeys;     /* node -> unpacked key, made on first use  */
+    arm_shm_seg_t *node_map;    /* node -> its segment mapped here, when the
+                                   node is on this host (decision 068)      */
 } remote_alloc_t;
 
 /* The client's state: one per process. */

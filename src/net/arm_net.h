@@ -204,10 +204,15 @@ enum {
     ARM_NET_CAP_RMA_NATIVE = 1u << 0,  /* put/get by a transport, no target CPU */
     ARM_NET_CAP_AMO_NATIVE = 1u << 1,  /* atomics by a transport               */
     ARM_NET_CAP_RMA_ZCOPY  = 1u << 2,  /* large put/get by a zero-copy transport */
-    ARM_NET_CAP_STREAM     = 1u << 3   /* messages travel on a byte stream (TCP):
+    ARM_NET_CAP_STREAM     = 1u << 3,  /* messages travel on a byte stream (TCP):
                                           a rendezvous costs round trips that
                                           eager replies save, and each poll is
                                           a system call                      */
+    ARM_NET_CAP_HOST_SHM   = 1u << 4   /* UCX reaches the node through this
+                                          host's shared memory (cma, knem,
+                                          xpmem, sysv or posix): the node is a
+                                          virtual node of this host (decision
+                                          068)                               */
 };
 
 /* Capabilities of an endpoint (cached after the first call) and the names
@@ -257,6 +262,7 @@ typedef struct arm_net_stats {
     uint64_t puts, gets, amos, flushes;
     uint64_t am_sent, am_recv;
     uint64_t bytes_put, bytes_get, bytes_am_sent;
+    uint64_t mapped;             /* puts and gets done by memcpy (decision 068) */
 } arm_net_stats_t;
 
 /* Sum over this process's workers. */
@@ -281,6 +287,12 @@ arm_status_t arm_net_rkey_unpack(arm_net_t *net, int node, const void *buf,
                                  arm_net_rkey_t **rkey_p);
 /* Destroy after operations using it are flushed. */
 void arm_net_rkey_destroy(arm_net_rkey_t *rkey);
+/* Decision 068: the remote memory [raddr, raddr + len) is also mapped at
+ * ptr in this process (a virtual node of this host). arm_net_put and
+ * arm_net_get inside that range then copy with memcpy and complete at
+ * once, as UCX's cma would, but without a system call per transfer;
+ * atomics still go to UCX. ptr NULL removes the mapping. */
+void arm_net_rkey_map(arm_net_rkey_t *rkey, uint64_t raddr, void *ptr, size_t len);
 arm_net_ep_t *arm_net_rkey_ep(const arm_net_rkey_t *rkey);
 
 /* ---- RMA and atomics (to the endpoint the rkey was unpacked on) ---------- */

@@ -529,6 +529,7 @@ static void stats_add(arm_net_stats_t *s, const arm_net_stats_t *a)
     s->bytes_put += a->bytes_put;
     s->bytes_get += a->bytes_get;
     s->bytes_am_sent += a->bytes_am_sent;
+    s->mapped += a->mapped;
 }
 
 void arm_net_get_stats(const arm_net_t *net, arm_net_stats_t *s)

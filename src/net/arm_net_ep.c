@@ -179,6 +179,16 @@ static int tl_is_soft(const char *tl, size_t n)
     return 0;
 }
 
+/* Transports that reach only processes of this host through its memory. */
+static int tl_is_host_shm(const char *tl, size_t n)
+{
+    static const char *const shm[] = { "cma", "knem", "xpmem", "sysv", "posix" };
+    for (size_t i = 0; i < sizeof shm / sizeof shm[0]; i++)
+        if (strlen(shm[i]) == n && strncmp(tl, shm[i], n) == 0)
+            return 1;
+    return 0;
+}
+
 /* UCX 1.13 has no UCP_EP_ATTR_FIELD_TRANSPORTS: read the lane table that
  * ucp_ep_print_info writes. A lane line looks like
  *   "#  lane[1]:  2:cma/memory.0 md[2] -> md[2]/cma/sysdev[255] rma_bw#0"
@@ -212,6 +222,8 @@ static void parse_lanes(const char *text, unsigned *caps, char *tls, size_t tls_
                     tls_add(tls, tls_len, p, n);
                 if (n == 3 && strncmp(p, "tcp", 3) == 0)
                     *caps |= ARM_NET_CAP_STREAM;
+                if (tl_is_host_shm(p, n))
+                    *caps |= ARM_NET_CAP_HOST_SHM;
                 if (uses && !soft) {
                     if (strstr(uses, " rma#"))
                         *caps |= ARM_NET_CAP_RMA_NATIVE;
@@ -272,7 +284,7 @@ void arm_net_ep_print(arm_net_ep_t *ep, FILE *f)
 arm_status_t arm_net_caps(arm_net_t *net, unsigned *caps, char *tls, size_t tls_len)
 {
     unsigned all = ARM_NET_CAP_RMA_NATIVE | ARM_NET_CAP_AMO_NATIVE | ARM_NET_CAP_RMA_ZCOPY |
-                   ARM_NET_CAP_STREAM;
+                   ARM_NET_CAP_STREAM | ARM_NET_CAP_HOST_SHM;
     char one[256];
 
     if (tls && tls_len)

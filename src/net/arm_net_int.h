@@ -69,6 +69,9 @@ struct arm_net_rkey {
     arm_net_link_t link;             /* first member */
     ucp_rkey_h     h;
     arm_net_ep_t  *ep;
+    char          *map;              /* decision 068: the memory mapped here */
+    uint64_t       map_raddr;
+    size_t         map_len;
 };
 
 struct arm_net {

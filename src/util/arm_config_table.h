@@ -40,6 +40,11 @@
     X(amo_path, "AMO_PATH", ENUM, "auto", "auto|amo|server", TRANSPORT, \
       "Path of inter-node fetch-and-add and swap: transport atomics or the server. amo " \
       "also marks allocations for them under AMO_ALLOC=auto (decision 061).") \
+    X(vnode_map, "VNODE_MAP", BOOL, "1", NULL, TRANSPORT, \
+      "Where UCX reaches another node through this host's shared memory (virtual nodes " \
+      "of one host, UCX_TLS with cma or sm), map that node's segments too and do the " \
+      "transport's puts and gets to them with memcpy, as cma would but without a system " \
+      "call (decision 068). Atomics and the server paths are unchanged.") \
     X(clean_get_max, "CLEAN_GET_MAX", SIZE, "4k", NULL, TRANSPORT, \
       "Where the transport emulates RMA, gets up to this size to a node with no writes " \
       "outstanding use the transport's own get (decision 009); 0: never.") \

@@ -3,7 +3,9 @@
  * one kind of operation to it. Every wait on another node has the deadline
  * of ARMADA_PEER_TIMEOUT, so rank 0 must stop the job with a message that
  * names its call, rank 1 and node 1, instead of hanging. Modes: get8,
- * get64k, fadd, puts (small puts beyond the server's credits), acc. */
+ * get64k, fadd, puts (small puts beyond the server's credits), acc.
+ * A get that returns anyway (its node's segment mapped here, decision 068)
+ * is checked against rank 1's data and says so before the test fails. */
 #include <signal.h>
 #include <unistd.h>
 #include <armci.h>
@@ -58,7 +60,8 @@ int main(int argc, char **argv)
     void **seg = malloc(sizeof(void *) * (size_t)np);
     char *local = calloc(1, 65536);
     ARMCI_Malloc(seg, 65536);
-    memset(seg[me], 0, 65536);
+    for (int i = 0; i < 65536; i++)
+        ((unsigned char *)seg[me])[i] = (unsigned char)(i * 7 + me);
     ARMCI_Barrier();
     MPI_Sendrecv(&pid, 1, MPI_INT, 1 - me, 0, &peer, 1, MPI_INT, 1 - me, 0, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
@@ -73,6 +76,11 @@ int main(int argc, char **argv)
     CHECK(is_stopped(peer), "rank 1 (pid %d) did not stop", peer);
     TST_SAY("stopped: rank 1 is stopped; rank 0 starts %s to it", mode);
     operate(mode, seg, local);
+    size_t got = !strcmp(mode, "get8") ? 8 : !strcmp(mode, "get64k") ? 65536 : 0, ok = 0;
+    while (ok < got && (unsigned char)local[ok] == (unsigned char)(ok * 7 + 1))
+        ok++;
+    if (got && ok == got)
+        fprintf(stderr, "stopped: %s read rank 1's data without it\n", mode);
     fprintf(stderr, "stopped: %s to a stopped rank returned\n", mode);
     return 1;
 }
