@@ -58,6 +58,10 @@ static int contig_via_rma(arm_path_family_t fam, size_t n, unsigned caps, int sr
         return 0;
     if (caps & ARM_PATH_CAP_RMA_NATIVE)
         return 1;
+    /* A memcpy at any size; while server writes are outstanding, small ones
+     * stay behind them on the server path rather than wait for them. */
+    if (caps & ARM_PATH_CAP_MAPPED)
+        return !srv_dirty || n >= s->zcopy_min;
     int get = fam == ARM_FAM_GET;
     if (get && !srv_dirty && n <= s->clean_get_max)
         return 1;
@@ -139,7 +143,8 @@ arm_path_t arm_path_choose(arm_path_family_t fam, size_t n, unsigned caps, int s
  * do not: measured on 2 virtual nodes (decision 057), cma chunks of 8 KiB
  * to 256 KiB put at 2.6-3.9 GB/s against 1.7-2.0 packed through the
  * server, while packed gets reach 7.7-8.1 GB/s against 3.1-3.9. Smaller
- * chunks are cheaper packed into a few requests. One chunk is a contiguous
+ * chunks are cheaper packed into a few requests. To a mapped node (decision
+ * 068) both directions are a memcpy and take RMA. One chunk is a contiguous
  * transfer and takes the contiguous rule. */
 arm_path_t arm_path_choose_chunks(arm_path_family_t fam, int put, size_t chunk, size_t count,
                                   unsigned caps, int srv_dirty, const arm_path_settings_t *s)
@@ -153,7 +158,8 @@ arm_path_t arm_path_choose_chunks(arm_path_family_t fam, int put, size_t chunk, 
                ? rma : seg;
     if (s->rma_mode == ARM_PATH_FORCE_SERVER || chunk < s->strided_rma_min)
         return seg;
-    if (s->rma_mode == ARM_PATH_FORCE_RMA || (caps & ARM_PATH_CAP_RMA_NATIVE) ||
+    if (s->rma_mode == ARM_PATH_FORCE_RMA ||
+        (caps & (ARM_PATH_CAP_RMA_NATIVE | ARM_PATH_CAP_MAPPED)) ||
         (put && (caps & ARM_PATH_CAP_RMA_ZCOPY)))
         return rma;
     return seg;

@@ -40,6 +40,10 @@ enum {
     ARM_PATH_CAP_STREAM     = 1u << 3,  /* a byte stream (TCP) carries the
                                            messages: eager replies pay, each
                                            poll is a system call          */
+    ARM_PATH_CAP_MAPPED     = 1u << 4,  /* a node of this host whose segments
+                                           are mapped here: the transport's
+                                           put and get are a memcpy
+                                           (decision 068)                 */
     ARM_PATH_CAP_FORWARDED  = 1u << 8,  /* not a neighbour in the virtual
                                            topology: server requests are
                                            forwarded, one slot at most each,

@@ -207,12 +207,13 @@ static arm_status_t start_server(arm_core_t *c, int server_yield_after)
 static void log_node_paths(int n, unsigned caps)
 {
     arm_path_settings_t *ps = &arm_rc.ps;
-    arm_log(ARM_LOG_WARN, "remote", "node %d (%s%s%s%s%s): put 8 B %s, 64 KiB %s; get 8 B "
+    arm_log(ARM_LOG_WARN, "remote", "node %d (%s%s%s%s%s%s): put 8 B %s, 64 KiB %s; get 8 B "
             "%s, 64 KiB %s; acc 64 KiB %s; rmw %s", n,
             caps & ARM_NET_CAP_RMA_NATIVE ? "rma " : "",
             caps & ARM_NET_CAP_AMO_NATIVE ? "amo " : "",
             caps & ARM_NET_CAP_RMA_ZCOPY ? "zcopy " : "",
             caps & ARM_NET_CAP_STREAM ? "stream" : "",
+            caps & ARM_PATH_CAP_MAPPED ? "mapped" : "",
             caps & ARM_PATH_CAP_NO_DIRECT ? " forwarded only"
             : caps & ARM_PATH_CAP_FORWARDED ? " forwarded" : "",
             arm_proto_name(arm_path_choose(ARM_FAM_PUT, 8, caps, 0, ps).proto),
@@ -233,12 +234,14 @@ unsigned arm_rem_caps_learn(int node)
     int hop = arm_rc.hop[node];
     unsigned c;
     if (hop == node || arm_config.connect == ARM_CONNECT_EAGER)
-        c = arm_net_node_caps(arm_rc.net, node);
+        c = arm_net_node_caps(arm_rc.net, node);   /* HOST_SHM is MAPPED */
     else
         c = arm_rem_caps(hop) & (ARM_PATH_CAP_RMA_NATIVE | ARM_PATH_CAP_AMO_NATIVE |
                                  ARM_PATH_CAP_RMA_ZCOPY | ARM_PATH_CAP_STREAM);
     if (hop != node && arm_config.connect == ARM_CONNECT_EDGES)
         c |= ARM_PATH_CAP_NO_DIRECT;
+    if (!arm_config.vnode_map)
+        c &= ~(unsigned)ARM_PATH_CAP_MAPPED;
     c |= CAPS_KNOWN | (hop != node ? (unsigned)ARM_PATH_CAP_FORWARDED : 0u);
     arm_rc.node_caps[node] = c;
     if (arm_config.stats && arm_core.me == 0 && node < 4)
@@ -264,7 +267,8 @@ static void log_paths(const arm_core_t *c, int server_yield_after)
 _Static_assert((unsigned)ARM_NET_CAP_RMA_NATIVE == (unsigned)ARM_PATH_CAP_RMA_NATIVE &&
                (unsigned)ARM_NET_CAP_AMO_NATIVE == (unsigned)ARM_PATH_CAP_AMO_NATIVE &&
                (unsigned)ARM_NET_CAP_RMA_ZCOPY == (unsigned)ARM_PATH_CAP_RMA_ZCOPY &&
-               (unsigned)ARM_NET_CAP_STREAM == (unsigned)ARM_PATH_CAP_STREAM,
+               (unsigned)ARM_NET_CAP_STREAM == (unsigned)ARM_PATH_CAP_STREAM &&
+               (unsigned)ARM_NET_CAP_HOST_SHM == (unsigned)ARM_PATH_CAP_MAPPED,
                "the path reads the net's bits");
 
 arm_status_t arm_remote_init(arm_core_t *c)

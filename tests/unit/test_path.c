@@ -160,7 +160,7 @@ static void test_properties(void)
         for (int agg = 0; agg <= 1; agg++) {
             S.aggregate = agg;
             for (int f = 0; f < ARM_FAM_COUNT; f++)
-                for (unsigned caps = 0; caps < 16; caps++)
+                for (unsigned caps = 0; caps < 32; caps++)
                     for (int dirty = 0; dirty <= 1; dirty++)
                         for (size_t n = 1; n <= (size_t)4 << 20; n = n * 3 / 2 + 1) {
                             arm_path_t p = arm_path_choose((arm_path_family_t)f, n, caps,
@@ -262,6 +262,39 @@ static void test_chunks(void)
     unit_section("strided chunks by RMA from STRIDED_RMA_MIN where zero-copy; agent by size");
 }
 
+/* A node of this host whose segments are mapped (decision 068): puts and
+ * gets of every size by the transport (a memcpy) when no server write is
+ * outstanding; with one outstanding, small ones stay behind it on the
+ * server path and large ones wait for it; strided chunks in both
+ * directions; forcing, forwarding without endpoints and the other
+ * families as before. */
+static void test_mapped(void)
+{
+    const unsigned MAP = CMA | ARM_PATH_CAP_MAPPED;
+    defaults(16384);
+    for (size_t n = 1; n <= (size_t)4 << 20; n = n * 3 / 2 + 1) {
+        EXPECT(ARM_FAM_PUT, n, MAP, 0, ARM_PROTO_RMA);
+        EXPECT(ARM_FAM_GET, n, MAP, 0, ARM_PROTO_RMA);
+        if (n >= S.zcopy_min) {
+            EXPECT(ARM_FAM_PUT, n, MAP, 1, ARM_PROTO_RMA);
+            EXPECT(ARM_FAM_GET, n, MAP, 1, ARM_PROTO_RMA);
+        }
+    }
+    EXPECT(ARM_FAM_PUT, 8, MAP, 1, ARM_PROTO_BATCH);
+    EXPECT(ARM_FAM_GET, 8, MAP, 1, ARM_PROTO_SERVER);
+    EXPECT(ARM_FAM_GET, 8, CMA, 1, ARM_PROTO_SERVER);
+    EXPECT(ARM_FAM_PUT, 8, CMA, 0, ARM_PROTO_BATCH);           /* unmapped: as before */
+    CHECK(chunks(0, S.strided_rma_min, 64, MAP, 0) == ARM_PROTO_RMA, "mapped get chunks");
+    CHECK(chunks(0, S.strided_rma_min, 64, CMA, 0) == ARM_PROTO_SEG, "cma get chunks");
+    CHECK(chunks(0, S.strided_rma_min - 1, 64, MAP, 0) == ARM_PROTO_SEG, "small chunks");
+    EXPECT(ARM_FAM_PUT, 8, MAP | ARM_PATH_CAP_NO_DIRECT, 0, ARM_PROTO_BATCH);
+    EXPECT(ARM_FAM_ACC, 8, MAP, 0, ARM_PROTO_BATCH);
+    S.rma_mode = ARM_PATH_FORCE_SERVER;
+    EXPECT(ARM_FAM_GET, (size_t)1 << 20, MAP, 0, ARM_PROTO_SERVER);
+    CHECK(chunks(1, (size_t)1 << 20, 64, MAP, 0) == ARM_PROTO_SEG, "mapped, forced server");
+    unit_section("mapped nodes of this host: puts and gets by memcpy (decision 068)");
+}
+
 /* Accumulates done at the origin (decision 060): in auto from
  * ACC_ORIGIN_MIN bytes (0: never) to nodes the transport's RMA reaches, at
  * every size when forced; never to a node reached by forwarding, never
@@ -303,6 +336,7 @@ static void test_acc_origin(void)
 int main(void)
 {
     test_chunks();
+    test_mapped();
     test_limits();
     test_nodes();
     test_forced();
