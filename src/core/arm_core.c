@@ -141,6 +141,9 @@ void arm_core_stats(armada_stats_t *out)
         }
     out->shm_bytes_mapped = arm_core.shm_bytes;
     arm_remote_conn_stats(out);
+    for (int k = 0; k < ARM_STAT_SHARDS; k++)
+        out->mapped_copies += atomic_load_explicit(&arm_core.opstats[k].mapped,
+                                                   memory_order_relaxed);
     struct timespec ts;
     if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
         out->process_cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

@@ -46,6 +46,8 @@ typedef struct arm_target_index {
 typedef struct arm_opstats {
     _Alignas(64) _Atomic uint64_t ops[ARMADA_OP_COUNT][ARMADA_PATH_COUNT];
     _Atomic uint64_t bytes[ARMADA_OP_COUNT][ARMADA_PATH_COUNT];
+    _Atomic uint64_t mapped;   /* puts and gets by memcpy without the client
+                                  lock (decision 068)                      */
 } arm_opstats_t;
 
 /* This thread's shard + 1; 0 until its first count. */

@@ -86,7 +86,7 @@ static void *agent_main(void *arg)
         arm_rc.nb[j->nb].live--;
         arm_rc.nb_live--;
         arm_rc.nb[j->nb].jobs--;
-        arm_rc.agent_pending[node]--;
+        __atomic_sub_fetch(&arm_rc.agent_pending[node], 1, __ATOMIC_RELAXED);
         ag->head++;
         atomic_fetch_add_explicit(&arm_rc.agent_jobs, 1, memory_order_relaxed);
         pthread_cond_broadcast(&ag->done);
@@ -196,7 +196,7 @@ void arm_rem_agent_submit(const arm_rem_job_t *job)
     arm_rc.nb_live++;
     arm_rc.nb[i].jobs++;
     arm_rc.nb[i].proc = job->proc;
-    arm_rc.agent_pending[arm_core.node_of[job->proc]]++;
+    __atomic_add_fetch(&arm_rc.agent_pending[arm_core.node_of[job->proc]], 1, __ATOMIC_RELAXED);
     ag->tail++;
     steer_agent(ag);
     pthread_cond_signal(&ag->cv);

@@ -84,6 +84,7 @@ static void map_host_segments(arm_alloc_t *a, remote_alloc_t *ra)
     }
     MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, a->comm);
     ra->node_map = calloc((size_t)arm_core.nnodes, sizeof *ra->node_map);
+    ra->fast = calloc((size_t)arm_core.nnodes, sizeof *ra->fast);
     for (int g = 0; ra->node_map && g < gsize; g++) {
         int node = arm_core.node_of[a->members[g]];
         if (node == arm_core.my_node || !all[g].path[0] || !boot_id()[0] ||
@@ -181,6 +182,7 @@ static void locked_alloc_release(arm_alloc_t *a)
         for (int n = 0; n < arm_core.nnodes; n++)
             arm_shm_detach(&ra->node_map[n]);
     free(ra->node_map);
+    free(ra->fast);
     free(ra->node_rkey);
     free(ra->node_rkey_len);
     free(ra->node_base);
@@ -201,9 +203,17 @@ arm_net_rkey_t *arm_rem_rkey_for(const char *call, const arm_slice_t *s, int nod
                       "%s", arm_core.node_leader[node], node, arm_status_str(st));
         /* UCX reaches the node through this host's memory: so can memcpy. */
         if (ra->node_map && ra->node_map[node].base &&
-            (arm_net_node_caps(arm_rc.net, node) & ARM_NET_CAP_HOST_SHM))
+            (arm_net_node_caps(arm_rc.net, node) & ARM_NET_CAP_HOST_SHM)) {
             arm_net_rkey_map(ra->rkeys[node], ra->node_base[node], ra->node_map[node].base,
                              ra->node_map[node].len);
+            /* The path takes the transport's put and get to this node
+             * whenever it is clean: threads may then copy without the lock. */
+            unsigned caps = arm_rem_caps(node);
+            if (ra->fast && (caps & ARM_PATH_CAP_MAPPED) && !(caps & ARM_PATH_CAP_NO_DIRECT) &&
+                arm_rc.ps.rma_mode != ARM_PATH_FORCE_SERVER)
+                __atomic_store_n(&ra->fast[node], (char *)ra->node_map[node].base,
+                                 __ATOMIC_RELEASE);
+        }
     }
     return ra->rkeys[node];
 }

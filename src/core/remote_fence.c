@@ -11,7 +11,8 @@ void arm_rem_mark_dirty(int node, unsigned char *flags)
 {
     if (!arm_rc.srv_dirty[node] && !arm_rc.rma_dirty[node])
         arm_rc.dirty_list[arm_rc.ndirty++] = node;
-    flags[node] = 1;
+    /* Atomic (under the lock): threads read srv_dirty without it (decision 068). */
+    __atomic_store_n(&flags[node], 1, __ATOMIC_RELAXED);
 }
 
 /* ---- acknowledged writes (decision 058) ---------------------------------------------- */
@@ -45,8 +46,9 @@ static int srv_writes_done(int node)
 static void fence_node(int node, int listed)
 {
     int rma = arm_rc.rma_dirty[node], srv = arm_rc.srv_dirty[node];
-    arm_rc.rma_dirty[node] = arm_rc.srv_dirty[node] = 0;
-    arm_rc.fencing[node]++;
+    __atomic_store_n(&arm_rc.rma_dirty[node], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&arm_rc.srv_dirty[node], 0, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&arm_rc.fencing[node], 1, __ATOMIC_RELAXED);
     arm_rc.nfencing++;
     for (int i = 0; listed && i < arm_rc.ndirty; i++)
         if (arm_rc.dirty_list[i] == node) {
@@ -75,7 +77,7 @@ static void fence_node(int node, int listed)
         arm_rem_op_send("ARMCI_Fence", op, NULL, 0, 1, 0);
         arm_rem_op_finish("ARMCI_Fence", op);
     }
-    arm_rc.fencing[node]--;
+    __atomic_sub_fetch(&arm_rc.fencing[node], 1, __ATOMIC_RELAXED);
     arm_rc.nfencing--;
 }
 

@@ -61,6 +61,9 @@ typedef struct remote_alloc {
     arm_net_rkey_t **rkeys;     /* node -> unpacked key, made on first use  */
     arm_shm_seg_t *node_map;    /* node -> its segment mapped here, when the
                                    node is on this host (decision 068)      */
+    char **fast;                /* node -> node_map's base once the path may
+                                   use it (set under the lock with release,
+                                   read without it): arm_rem_mapped_fast */
 } remote_alloc_t;
 
 /* The client's state: one per process. */

@@ -111,9 +111,46 @@ static void locked_get(const char *call, const arm_slice_t *s, uintptr_t src, vo
         arm_rem_op_finish(call, op);
     COUNT(ARMADA_OP_GET, ARMADA_PATH_SERVER, n);
 }
+/* Decision 068: a put or get to a mapped node that the path would send by
+ * the transport's put or get (a memcpy there) is done here, without the
+ * client's lock, so threads of one process copy side by side. Only when
+ * the node is clean for this thread's own order: no server write of its
+ * outstanding, no fence under way, no job queued to the agent (these are
+ * set under the lock by the thread that issues them, so a thread always
+ * sees its own; other threads' operations are not ordered with it anyway).
+ * Otherwise, or on first use (the key not unpacked yet), the locked path. */
+static inline char *mapped_fast(const arm_slice_t *s, uintptr_t addr, size_t n, int node)
+{
+    const remote_alloc_t *ra = s->alloc->remote;
+    char *base;
+    if (!ra || !ra->fast || !(base = __atomic_load_n(&ra->fast[node], __ATOMIC_ACQUIRE)))
+        return NULL;
+    if (__atomic_load_n(&arm_rc.srv_dirty[node], __ATOMIC_RELAXED) ||
+        __atomic_load_n(&arm_rc.fencing[node], __ATOMIC_RELAXED) ||
+        (arm_rc.agent_pending && __atomic_load_n(&arm_rc.agent_pending[node], __ATOMIC_RELAXED)))
+        return NULL;
+    uint64_t off = s->raddr + (addr - s->base) - ra->node_base[node];
+    if (off > ra->node_map[node].len || n > ra->node_map[node].len - off)
+        return NULL;
+    return base + off;
+}
+
+static inline void count_fast(int op, size_t n)
+{
+    COUNT(op, ARMADA_PATH_RMA, n);
+    int sh = !arm_core.threads ? 0 : arm_stat_shard ? arm_stat_shard - 1 : arm_stat_shard_take();
+    arm_stat_add(&arm_core.opstats[sh].mapped, 1);
+}
+
 void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uintptr_t dst,
                     size_t n, int proc)
 {
+    char *m = mapped_fast(s, dst, n, arm_core.node_of[proc]);
+    if (m) {
+        memcpy(m, src, n);
+        count_fast(ARMADA_OP_PUT, n);
+        return;
+    }
     arm_rem_enter();
     int node = arm_core.node_of[proc];
     if (arm_rem_agent_takes(ARM_FAM_PUT, n, node)) {
@@ -129,6 +166,12 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
 void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void *dst,
                     size_t n, int proc)
 {
+    char *m = mapped_fast(s, src, n, arm_core.node_of[proc]);
+    if (m) {
+        memcpy(dst, m, n);
+        count_fast(ARMADA_OP_GET, n);
+        return;
+    }
     arm_rem_enter();
     int node = arm_core.node_of[proc];
     if (arm_rem_agent_takes(ARM_FAM_GET, n, node)) {
