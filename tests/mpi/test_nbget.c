@@ -112,9 +112,16 @@ int main(int argc, char **argv)
               "NbGet %d (%ld bytes from rank %d) after Wait", i, get_len(i), get_target(i));
     }
     CHECK_EQ(in_flight(), 0, "requests in flight after every Wait");
-    /* A server-path get returns before its reply can have been read. */
-    CHECK_EQ(seen_outstanding, server_path, "server-path NbGets outstanding on return");
-    TST_SAY("nbget: %d NbGets (%ld by a server) waited in reverse order", NGET, server_path);
+    /* A server-path get returns before it waits for its reply. The reply
+     * may still have been read by then: a send that must be progressed
+     * before the call returns, or the agent progressing the worker for its
+     * own job, reads whatever has arrived, and a mapped neighbour (decision
+     * 068) leaves the server a few microseconds for it. So not every one,
+     * but some must be seen outstanding: a blocking NbGet shows none. */
+    CHECK(server_path == 0 || seen_outstanding > 0,
+          "server-path NbGets outstanding on return: none of %ld", server_path);
+    TST_SAY("nbget: %d NbGets (%ld by a server, %ld seen outstanding) waited in reverse order",
+            NGET, server_path, seen_outstanding);
 
     /* --- contiguous, completed by Test ---------------------------------- */
     for (int i = 0; i < NGET; i++) {

@@ -119,11 +119,15 @@ static void locked_get(const char *call, const arm_slice_t *s, uintptr_t src, vo
  * set under the lock by the thread that issues them, so a thread always
  * sees its own; other threads' operations are not ordered with it anyway).
  * Otherwise, or on first use (the key not unpacked yet), the locked path. */
-static inline char *mapped_fast(const arm_slice_t *s, uintptr_t addr, size_t n, int node)
+static inline char *mapped_fast(arm_path_family_t fam, const arm_slice_t *s, uintptr_t addr,
+                               size_t n, int node)
 {
     const remote_alloc_t *ra = s->alloc->remote;
     char *base;
     if (!ra || !ra->fast || !(base = __atomic_load_n(&ra->fast[node], __ATOMIC_ACQUIRE)))
+        return NULL;
+    /* A non-blocking call the agent would carry stays non-blocking. */
+    if (arm_rem_nb_cur && arm_rc.agent && !arm_rem_in_agent && arm_path_offload(fam, n, &arm_rc.ps))
         return NULL;
     if (__atomic_load_n(&arm_rc.srv_dirty[node], __ATOMIC_RELAXED) ||
         __atomic_load_n(&arm_rc.fencing[node], __ATOMIC_RELAXED) ||
@@ -145,7 +149,7 @@ static inline void count_fast(int op, size_t n)
 void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uintptr_t dst,
                     size_t n, int proc)
 {
-    char *m = mapped_fast(s, dst, n, arm_core.node_of[proc]);
+    char *m = mapped_fast(ARM_FAM_PUT, s, dst, n, arm_core.node_of[proc]);
     if (m) {
         memcpy(m, src, n);
         count_fast(ARMADA_OP_PUT, n);
@@ -166,7 +170,7 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
 void arm_remote_get(const char *call, const arm_slice_t *s, uintptr_t src, void *dst,
                     size_t n, int proc)
 {
-    char *m = mapped_fast(s, src, n, arm_core.node_of[proc]);
+    char *m = mapped_fast(ARM_FAM_GET, s, src, n, arm_core.node_of[proc]);
     if (m) {
         memcpy(dst, m, n);
         count_fast(ARMADA_OP_GET, n);
