@@ -108,7 +108,13 @@ arm_status_t arm_rem_agent_start(void)
         return ARM_ERR_NO_MEMORY;
     }
     ag->avoid = -1;
-    ag->steer = sched_getaffinity(0, sizeof ag->allowed, &ag->allowed) == 0 &&
+    /* Only where the host has a core per process: on an oversubscribed
+     * host the other cores run other processes' computation, and an agent
+     * moved there takes its time from them (NAS FT, 4 processes on 2
+     * cores over TCP: put-slabs 0.61x of mpi-alltoall steered, against
+     * 0.73x before). */
+    ag->steer = arm_core.host_size <= arm_core.host_cores &&
+                sched_getaffinity(0, sizeof ag->allowed, &ag->allowed) == 0 &&
                 CPU_COUNT(&ag->allowed) > 1;
     if (pthread_create(&ag->thread, NULL, agent_main, ag) != 0) {
         pthread_cond_destroy(&ag->cv);
@@ -169,8 +175,9 @@ static void wait_agent(const volatile unsigned *head, unsigned until, const vola
  * for the computation that follows the call to end: the overlap is lost
  * (decision 068 measured 0 % hidden in about half the runs on 2 cores).
  * The agent is kept off the caller's current processor instead, when the
- * process may use more than one; the mask changes only when the caller
- * has moved (sched_getcpu is a vDSO read). Nothing spins. */
+ * process may use more than one and the host is not oversubscribed; the
+ * mask changes only when the caller has moved (sched_getcpu is a vDSO
+ * read). Nothing spins. */
 static void steer_agent(arm_rem_agent_t *ag)
 {
     int cpu = ag->steer ? sched_getcpu() : -1;
