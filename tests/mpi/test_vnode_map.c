@@ -95,10 +95,7 @@ static void strided(void **seg, char *buf, char *back, int me, int np)
 int main(int argc, char **argv)
 {
     int me, np;
-    MPI_Init(&argc, &argv);
-    ARMCI_Init();
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    TST_START(&argc, &argv, &me, &np);
     int want_mapped = argc > 1 && !strcmp(argv[1], "mapped");
     void **seg = malloc(sizeof(void *) * (size_t)np);
     char *buf = malloc(BIG), *back = malloc(BIG);

@@ -88,6 +88,15 @@ static inline int tst_finish(const char *name)
     return tst_failed ? 1 : 0;
 }
 
+/* MPI_Init and ARMCI_Init; this process's rank and the job's size. */
+#define TST_START(argc, argv, me, np)                                           \
+    do {                                                                        \
+        MPI_Init((argc), (argv));                                               \
+        ARMCI_Init();                                                           \
+        MPI_Comm_rank(MPI_COMM_WORLD, (me));                                    \
+        MPI_Comm_size(MPI_COMM_WORLD, (np));                                    \
+    } while (0)
+
 /* Sleeps us microseconds (polling loops must not spin). */
 static inline void tst_nap(long us)
 {
