@@ -64,10 +64,13 @@ static inline void arm_stat_add(_Atomic uint64_t *c, uint64_t v)
                           memory_order_relaxed);
 }
 
+/* This thread's shard of the counters (0 below MPI_THREAD_MULTIPLE). */
+#define ARM_STAT_SHARD() \
+    (!arm_core.threads ? 0 : arm_stat_shard ? arm_stat_shard - 1 : arm_stat_shard_take())
+
 #define ARM_COUNT(op, path, n)                                              \
     do {                                                                    \
-        int sh_ = !arm_core.threads ? 0                                     \
-                : arm_stat_shard ? arm_stat_shard - 1 : arm_stat_shard_take();  \
+        int sh_ = ARM_STAT_SHARD();                                         \
         arm_stat_add(&arm_core.opstats[sh_].ops[op][path], 1);              \
         arm_stat_add(&arm_core.opstats[sh_].bytes[op][path], (n));          \
     } while (0)

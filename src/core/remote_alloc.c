@@ -206,11 +206,10 @@ arm_net_rkey_t *arm_rem_rkey_for(const char *call, const arm_slice_t *s, int nod
             (arm_net_node_caps(arm_rc.net, node) & ARM_NET_CAP_HOST_SHM)) {
             arm_net_rkey_map(ra->rkeys[node], ra->node_base[node], ra->node_map[node].base,
                              ra->node_map[node].len);
-            /* The path takes the transport's put and get to this node
-             * whenever it is clean: threads may then copy without the lock. */
-            unsigned caps = arm_rem_caps(node);
-            if (ra->fast && (caps & ARM_PATH_CAP_MAPPED) && !(caps & ARM_PATH_CAP_NO_DIRECT) &&
-                arm_rc.ps.rma_mode != ARM_PATH_FORCE_SERVER)
+            /* Threads may copy without the lock where the path takes the
+             * transport's put or get (mapped_fast asks it); the node's bits
+             * are learnt here, before the pointer is published. */
+            if (ra->fast && (arm_rem_caps(node) & ARM_PATH_CAP_MAPPED))
                 __atomic_store_n(&ra->fast[node], (char *)ra->node_map[node].base,
                                  __ATOMIC_RELEASE);
         }

@@ -133,6 +133,10 @@ static inline char *mapped_fast(arm_path_family_t fam, const arm_slice_t *s, uin
         __atomic_load_n(&arm_rc.fencing[node], __ATOMIC_RELAXED) ||
         (arm_rc.agent_pending && __atomic_load_n(&arm_rc.agent_pending[node], __ATOMIC_RELAXED)))
         return NULL;
+    /* The one path choice decides (the node's bits were learnt before fast
+     * was published with release). */
+    if (arm_path_choose(fam, n, arm_rc.node_caps[node], 0, &arm_rc.ps).proto != ARM_PROTO_RMA)
+        return NULL;
     uint64_t off = s->raddr + (addr - s->base) - ra->node_base[node];
     if (off > ra->node_map[node].len || n > ra->node_map[node].len - off)
         return NULL;
@@ -142,8 +146,7 @@ static inline char *mapped_fast(arm_path_family_t fam, const arm_slice_t *s, uin
 static inline void count_fast(int op, size_t n)
 {
     COUNT(op, ARMADA_PATH_RMA, n);
-    int sh = !arm_core.threads ? 0 : arm_stat_shard ? arm_stat_shard - 1 : arm_stat_shard_take();
-    arm_stat_add(&arm_core.opstats[sh].mapped, 1);
+    arm_stat_add(&arm_core.opstats[ARM_STAT_SHARD()].mapped, 1);
 }
 
 void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uintptr_t dst,
