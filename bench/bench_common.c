@@ -125,6 +125,31 @@ double bench_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void bench_sleep_wait(MPI_Request *r, long nap_us)
+{
+    const char *e = getenv("BENCH_NAP_US");
+    if (e && atol(e) > 0)
+        nap_us = atol(e);
+    if (nap_us < 1)
+        nap_us = 1;
+    if (nap_us > 999999)
+        nap_us = 999999;
+    int done = 0;
+    MPI_Test(r, &done, MPI_STATUS_IGNORE);
+    while (!done) {
+        struct timespec ts = { 0, nap_us * 1000L };
+        nanosleep(&ts, NULL);
+        MPI_Test(r, &done, MPI_STATUS_IGNORE);
+    }
+}
+
+void bench_sleep_barrier(MPI_Comm comm, long nap_us)
+{
+    MPI_Request r;
+    MPI_Ibarrier(comm, &r);
+    bench_sleep_wait(&r, nap_us);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

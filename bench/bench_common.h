@@ -106,6 +106,15 @@ typedef struct bench_fadd {
 void bench_fadd_rep(bench_fadd_t *f, int r, double mine, int iters, MPI_Comm comm);
 void bench_fadd_report(const bench_opts_t *o, bench_fadd_t *f, int iters);
 
+/* Completes r by testing it between naps of nap_us (BENCH_NAP_US
+ * overrides), for ranks that sit out a measurement: one spinning in MPI
+ * would take the processor the measured operation needs where cores are
+ * fewer than processes and servers. Short naps keep this VM's processors
+ * awake but wake often; 1 ms naps disturb a measurement least. */
+void bench_sleep_wait(MPI_Request *r, long nap_us);
+/* MPI_Barrier over comm, waiting as bench_sleep_wait does. */
+void bench_sleep_barrier(MPI_Comm comm, long nap_us);
+
 /* Prints a SKIP line for a figure that is not measured, with a reason. */
 void bench_skip(const bench_opts_t *o, const char *op, const char *reason);
 /* Removes "FLAG value" from argv (bench_parse refuses options it does not

@@ -9,7 +9,11 @@
  *             ARMCI_AllFence after k puts to one target (allfence_ops) and
  *             after one put to each of t targets (allfence_targets, size=t)
  *   server    8 B get by the last rank from rank 0 while k other ranks keep
- *             8 B gets outstanding at rank 0 (server_get, size=k)
+ *             8 B gets outstanding at rank 0 (server_get, size=k), and
+ *             the window over all gets served in it (server_per_req)
+ *   held      8 B fetch-and-add by the last rank at rank 0 while k other
+ *             ranks wait at rank 0's server for a mutex it holds
+ *             (server_held, size=k)
  *   noncontig 8 KiB put/get + fence contiguous (size=8192) and strided in
  *             rows of s bytes (puts/gets, size=s)
  *   align     1 KiB int and double accumulate + fence at byte offset 0..7
@@ -18,7 +22,7 @@
  *             (compare armada-nochk-bench-overheads, built without them)
  *   sparse    every process writes 8 B to one neighbour, then Fence,
  *             AllFence, Barrier, armci_msg_dgop (size=nproc)
- * (bench_ovh_many.c has wait, server and sparse.) Suite options: -K max
+ * (bench_ovh_many.c has wait, server, held and sparse.) Suite options: -K max
  * outstanding (default 1024), -S seconds per server level (default 0.2). */
 #include "bench_armci.h"
 #include "bench_ovh.h"
@@ -204,6 +208,8 @@ int main(int argc, char **argv)
         ovh_wait_rows(&o, &c);
     if (bench_want(&o, "server"))
         ovh_server_rows(&o, &c);
+    if (bench_want(&o, "held"))
+        ovh_held_rows(&o, &c);
     if (bench_want(&o, "noncontig"))
         noncontig_rows(&o, &c);
     if (bench_want(&o, "align"))

@@ -53,15 +53,7 @@ static void compute(double seconds)
 static void passive_sync(void)
 {
     ARMCI_AllFence();
-    MPI_Request r;
-    MPI_Ibarrier(MPI_COMM_WORLD, &r);
-    int done = 0;
-    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
-    while (!done) {
-        struct timespec ts = { 0, 50000L };
-        nanosleep(&ts, NULL);
-        MPI_Test(&r, &done, MPI_STATUS_IGNORE);
-    }
+    bench_sleep_barrier(MPI_COMM_WORLD, 50);
 }
 
 /* One transfer: issue, compute c seconds, wait; returns the time of each part. */

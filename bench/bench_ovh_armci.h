@@ -22,6 +22,7 @@ typedef struct ovh_ctx {
 
 void ovh_wait_rows(const bench_opts_t *o, ovh_ctx_t *c);
 void ovh_server_rows(const bench_opts_t *o, ovh_ctx_t *c);
+void ovh_held_rows(const bench_opts_t *o, ovh_ctx_t *c);
 void ovh_sparse_rows(const bench_opts_t *o, ovh_ctx_t *c);
 
 #endif

@@ -1,6 +1,7 @@
 /* Suite "overheads", the groups whose cost could grow with the job: waiting
  * among many outstanding operations, a server among many clients, and
  * synchronisation after touching one target of many (bench_overheads.c). */
+#define _POSIX_C_SOURCE 200809L
 #include "bench_armci.h"
 #include "bench_ovh.h"
 #include "bench_ovh_armci.h"
@@ -9,8 +10,10 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define OVH_SLOTS 4096   /* 8 B slots in OVH_BYTES / 2 */
+#define OVH_NAP_US 1000  /* naps of the ranks that sit a measurement out */
 
 /* k NbPuts of 8 B to t, each with its own handle, not waited on. */
 static void issue(ovh_ctx_t *c, int t, int k)
@@ -87,12 +90,16 @@ void ovh_wait_rows(const bench_opts_t *o, ovh_ctx_t *c)
             ovh_report_ns(o, "allfence_targets", (size_t)t, ns, o->reps, n, NULL);
         }
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    bench_sleep_barrier(MPI_COMM_WORLD, OVH_NAP_US);   /* the targets sleep meanwhile */
 }
 
 /* One level: ranks 1..k keep 8 gets each outstanding at rank 0, the last
- * rank times its own 8 B gets from rank 0 meanwhile. */
-static double server_level(const bench_opts_t *o, ovh_ctx_t *c, int k, long *count)
+ * rank times its own 8 B gets from rank 0 meanwhile. The last rank's time
+ * includes its turn behind up to 8k queued gets; *per_req (on the last
+ * rank) is the window over every get served in it: what the server spends
+ * on one request once it is saturated. */
+static double server_level(const bench_opts_t *o, ovh_ctx_t *c, int k, long *count,
+                           double *per_req)
 {
     const int me = o->rank, meas = o->nproc - 1;
     const double dur = c->server_ms * 1e-3;
@@ -100,7 +107,7 @@ static double server_level(const bench_opts_t *o, ovh_ctx_t *c, int k, long *cou
     armci_hdl_t h[8];
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = bench_now(), t_end = t0 + dur, ns = 0.0;
-    long n = 0;
+    long n = 0, served = 0;
     if (me >= 1 && me <= k && me != meas) {
         while (bench_now() < t_end) {
             for (int j = 0; j < 8; j++) {
@@ -109,6 +116,7 @@ static double server_level(const bench_opts_t *o, ovh_ctx_t *c, int k, long *cou
             }
             for (int j = 0; j < 8; j++)
                 ARMCI_Wait(&h[j]);
+            n += 8;
         }
     } else if (me == meas) {
         double t1 = bench_now();
@@ -118,7 +126,10 @@ static double server_level(const bench_opts_t *o, ovh_ctx_t *c, int k, long *cou
         }
         ns = n ? (t1 - t0) * 1e9 / (double)n : 0.0;
     }
-    *count = n;
+    bench_sleep_barrier(MPI_COMM_WORLD, OVH_NAP_US);   /* the idle ranks sleep meanwhile */
+    MPI_Reduce(&n, &served, 1, MPI_LONG, MPI_SUM, meas, MPI_COMM_WORLD);
+    *per_req = served ? dur * 1e9 / (double)served : 0.0;
+    *count = me == meas ? n : 0;
     return ns;
 }
 
@@ -132,18 +143,85 @@ void ovh_server_rows(const bench_opts_t *o, ovh_ctx_t *c)
     int lv[16];
     int nl = ovh_levels(lv, 16, 0, o->nproc - 2);
     for (int l = 0; l < nl; l++) {
-        double ns[BENCH_MAX_REPS];
+        double ns[BENCH_MAX_REPS], per[BENCH_MAX_REPS];
         long n = 0;
         for (int r = 0; r < o->reps; r++)
-            ns[r] = server_level(o, c, lv[l], &n);
-        MPI_Barrier(MPI_COMM_WORLD);
+            ns[r] = server_level(o, c, lv[l], &n, &per[r]);
         if (o->rank == o->nproc - 1) {
             char extra[48];
             snprintf(extra, sizeof extra, "clients=%d", lv[l] + 1);
             ovh_report_ns(o, "server_get", (size_t)lv[l], ns, o->reps, (int)n, extra);
+            ovh_report_ns(o, "server_per_req", (size_t)lv[l], per, o->reps, (int)n, extra);
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
+}
+
+/* One level: rank 0 holds mutex 0, ranks 1..k ask for it and wait at rank
+ * 0's server, and the last rank times 8 B fetch-and-adds at rank 0
+ * meanwhile: serving one request while k others are held there, not
+ * queued ahead of it (a search that grows would show here). */
+static double held_level(const bench_opts_t *o, ovh_ctx_t *c, int k, long *count)
+{
+    const int me = o->rank, meas = o->nproc - 1;
+    const double dur = c->server_ms * 1e-3;
+    double ns = 0.0;
+    long n = 0, old = 0;
+    if (me == 0)
+        ARMCI_Lock(0, 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me >= 1 && me <= k && me != meas) {
+        ARMCI_Lock(0, 0);        /* waits at rank 0's server until released */
+        ARMCI_Unlock(0, 0);
+    } else if (me == meas) {
+        struct timespec nap = { 0, 50 * 1000 * 1000 };
+        nanosleep(&nap, NULL);   /* the k lock requests reach the server */
+        for (int i = 0; i < 100; i++)   /* warm-up */
+            ARMCI_Rmw(ARMCI_FETCH_AND_ADD_LONG, &old, c->counter[0], 1, 0);
+        double t0 = bench_now(), t1 = t0, t_end = t0 + dur;
+        while ((t1 = bench_now()) < t_end) {
+            ARMCI_Rmw(ARMCI_FETCH_AND_ADD_LONG, &old, c->counter[0], 1, 0);
+            n++;
+        }
+        ns = n ? (t1 - t0) * 1e9 / (double)n : 0.0;
+        MPI_Send(&n, 1, MPI_LONG, 0, 77, MPI_COMM_WORLD);
+    }
+    if (me == 0) {
+        long got;
+        MPI_Request rq;
+        MPI_Irecv(&got, 1, MPI_LONG, meas, 77, MPI_COMM_WORLD, &rq);
+        bench_sleep_wait(&rq, OVH_NAP_US);
+        ARMCI_Unlock(0, 0);
+    }
+    bench_sleep_barrier(MPI_COMM_WORLD, OVH_NAP_US);
+    *count = n;
+    return ns;
+}
+
+void ovh_held_rows(const bench_opts_t *o, ovh_ctx_t *c)
+{
+    if (o->nproc < 3) {
+        if (o->rank == 0)
+            bench_skip(o, "server_held", "needs_3_processes");
+        return;
+    }
+    if (ARMCI_Create_mutexes(1) != 0)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    int lv[16];
+    int nl = ovh_levels(lv, 16, 0, o->nproc - 2);
+    for (int l = 0; l < nl; l++) {
+        double ns[BENCH_MAX_REPS];
+        long n = 0;
+        for (int r = 0; r < o->reps; r++)
+            ns[r] = held_level(o, c, lv[l], &n);
+        if (o->rank == o->nproc - 1) {
+            char extra[48];
+            snprintf(extra, sizeof extra, "held=%d", lv[l]);
+            ovh_report_ns(o, "server_held", (size_t)lv[l], ns, o->reps, (int)n, extra);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    ARMCI_Destroy_mutexes();
 }
 
 enum { SP_FENCE, SP_ALLFENCE, SP_BARRIER, SP_DGOP, SP_COUNT };

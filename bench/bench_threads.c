@@ -17,13 +17,15 @@
 #include <time.h>
 
 #define MAXT 16
-#define PAD 8              /* doubles per origin: one cache line each */
+#define PAD 64             /* doubles per origin: a 512-byte block each, so
+                              each origin's accumulates take a stripe of the
+                              accumulate lock of their own (decision 069) */
 
 enum { OP_PUT, OP_ACC, OP_FADD, NOPS };
 static const char *const op_name[NOPS] = { "put8", "acc8", "fadd" };
 
 static bench_opts_t o;
-static void **slots;       /* [np] MAXT * np cache lines per process */
+static void **slots;       /* [np] MAXT * np blocks per process */
 static void **counter;     /* [np] one long */
 static int target;
 static long issued[NOPS];  /* accs and fadds this process issued (main thread sums) */
@@ -36,7 +38,8 @@ typedef struct job {
 
 static void loop(int op, int t, int iters)
 {
-    double *slot = (double *)slots[target] + ((size_t)o.rank * MAXT + (size_t)t) * PAD;
+    /* thread-major: the origins of one figure sit in consecutive blocks */
+    double *slot = (double *)slots[target] + ((size_t)t * (size_t)o.nproc + (size_t)o.rank) * PAD;
     double v = 1.0, one = 1.0;
     long old;
     for (int i = 0; i < iters; i++) {
@@ -95,11 +98,8 @@ static double run_local(int op, int k, int iters, double *first)
 static void reduce_sleeping(const double *in, double *out, MPI_Op op)
 {
     MPI_Request r;
-    int done = 0;
-    const struct timespec ts = { 0, 20000 };
     MPI_Ireduce(in, out, 1, MPI_DOUBLE, op, 0, MPI_COMM_WORLD, &r);
-    for (MPI_Test(&r, &done, MPI_STATUS_IGNORE); !done; MPI_Test(&r, &done, MPI_STATUS_IGNORE))
-        nanosleep(&ts, NULL);
+    bench_sleep_wait(&r, 20);
 }
 
 /* One figure: reps repetitions of k origins (threads of rank 0, or ranks

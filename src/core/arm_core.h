@@ -96,15 +96,25 @@ struct arm_alloc {
     arm_alloc_t  *prev, *next;
 };
 
-/* Per-process control block in shared memory (one cache line each). */
+/* Per-process control block in shared memory: the stripes of the
+ * accumulate lock (decision 069), a cache line each, then the barrier
+ * counters' line. */
+#define ARM_CTL_ACC_STRIDE 16u   /* words from one stripe to the next */
 typedef struct arm_ctl_block {
-    arm_shm_mutex_t  acc_lock;     /* serialises accumulates into this process  */
+    struct {
+        arm_shm_mutex_t m;
+        uint32_t pad[ARM_CTL_ACC_STRIDE - 1];
+    } acc[ARM_ACC_STRIPES];        /* accumulates into this process             */
     _Atomic uint32_t bar_entered;  /* world barriers this process has entered   */
     _Atomic uint32_t bar_released; /* node leader only: world barriers it has
                                       released after meeting the other nodes   */
-    uint32_t         pad[13];
+    uint32_t         pad[14];
 } arm_ctl_block_t;
-_Static_assert(sizeof(arm_ctl_block_t) == 64, "control block is one cache line");
+_Static_assert(sizeof(arm_ctl_block_t) == 64 * (ARM_ACC_STRIPES + 1),
+               "control block: a cache line per stripe and one for the barrier");
+
+/* The first stripe of the accumulate lock in control block ctl. */
+#define ARM_CTL_ACC(ctl) (&(ctl)->acc[0].m)
 
 typedef struct arm_core {
     int initialized;

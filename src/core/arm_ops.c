@@ -57,10 +57,12 @@ void arm_op_acc(const char *call, int type, const void *scale, const void *src, 
     if (acc_by_amo(s, type)) {
         arm_remote_amo_acc(call, ARMADA_OP_ACC, type, scale, src, s, (uintptr_t)dst, n, proc);
     } else if (s->local) {
-        arm_shm_mutex_t *lock = &arm_core.ctl[proc]->acc_lock;
-        arm_shm_mutex_lock(lock);
-        arm_acc_apply(type, scale, local_addr(s, (uintptr_t)dst), src, n);
-        arm_shm_mutex_unlock(lock);
+        arm_shm_mutex_t *lock = ARM_CTL_ACC(arm_core.ctl[proc]);
+        char *p = local_addr(s, (uintptr_t)dst);
+        unsigned mask = arm_acc_mask(p, n);
+        arm_acc_lock(lock, ARM_CTL_ACC_STRIDE, mask);
+        arm_acc_apply(type, scale, p, src, n);
+        arm_acc_unlock(lock, ARM_CTL_ACC_STRIDE, mask);
         COUNT(ARMADA_OP_ACC, ARMADA_PATH_SHM, n);
     } else {
         arm_remote_acc(call, type, scale, src, s, (uintptr_t)dst, n, proc);
@@ -75,6 +77,7 @@ typedef struct strided_ctx {
     const char *call;      /* piece_amo: the call, the target's slice, rank */
     const arm_slice_t *s;
     int proc;
+    unsigned mask;         /* piece_mask: the accumulate lock's stripes */
 } strided_ctx_t;
 
 static void piece_copy(void *ctx, size_t soff, size_t doff, size_t len)
@@ -87,6 +90,13 @@ static void piece_acc(void *ctx, size_t soff, size_t doff, size_t len)
 {
     strided_ctx_t *x = ctx;
     arm_acc_apply(x->type, x->scale, x->dst + doff, x->src + soff, len);
+}
+
+static void piece_mask(void *ctx, size_t soff, size_t doff, size_t len)
+{
+    strided_ctx_t *x = ctx;
+    (void)soff;
+    x->mask |= arm_acc_mask(x->dst + doff, len);
 }
 
 static void piece_amo(void *ctx, size_t soff, size_t doff, size_t len)
@@ -109,7 +119,7 @@ void arm_op_strided(const char *call, int op, int type, const void *scale, void 
     arm_slice_t *s = arm_reg_translate(call, remote_is_src ? "src_ptr" : "dst_ptr", proc,
                                        raddr, extent);
     if (op == ARMADA_OP_ACCS && acc_by_amo(s, type)) {
-        strided_ctx_t x = { src, dst, type, scale, call, s, proc };
+        strided_ctx_t x = { src, dst, type, scale, call, s, proc, 0 };
         arm_strided_for_each(levels, count, src_stride, dst_stride, piece_amo, &x);
         COUNT(op, ARMADA_PATH_RMA, bytes);
         return;
@@ -119,16 +129,18 @@ void arm_op_strided(const char *call, int op, int type, const void *scale, void 
                            levels, proc);
         return;
     }
-    strided_ctx_t x = { src, dst, type, scale, call, s, proc };
+    strided_ctx_t x = { src, dst, type, scale, call, s, proc, 0 };
     if (remote_is_src)
         x.src = local_addr(s, (uintptr_t)src);
     else
         x.dst = local_addr(s, (uintptr_t)dst);
     if (op == ARMADA_OP_ACCS) {
-        arm_shm_mutex_t *lock = &arm_core.ctl[proc]->acc_lock;
-        arm_shm_mutex_lock(lock);
+        /* The stripes of every piece, taken at once: atomic as one. */
+        arm_shm_mutex_t *lock = ARM_CTL_ACC(arm_core.ctl[proc]);
+        arm_strided_for_each(levels, count, src_stride, dst_stride, piece_mask, &x);
+        arm_acc_lock(lock, ARM_CTL_ACC_STRIDE, x.mask);
         arm_strided_for_each(levels, count, src_stride, dst_stride, piece_acc, &x);
-        arm_shm_mutex_unlock(lock);
+        arm_acc_unlock(lock, ARM_CTL_ACC_STRIDE, x.mask);
     } else {
         arm_strided_for_each(levels, count, src_stride, dst_stride, piece_copy, &x);
     }
@@ -175,8 +187,8 @@ void arm_op_vector(const char *call, int op, int type, const void *scale,
     size_t total = 0;
     arm_shm_mutex_t *lock = NULL;
     if (shm && op == ARMADA_OP_ACCV) {
-        lock = &arm_core.ctl[proc]->acc_lock;
-        arm_shm_mutex_lock(lock);
+        lock = ARM_CTL_ACC(arm_core.ctl[proc]);   /* every stripe */
+        arm_acc_lock(lock, ARM_CTL_ACC_STRIDE, ARM_ACC_ALL);
     }
     for (int d = 0; d < iov_len; d++) {
         size_t n = (size_t)iov[d].bytes;
@@ -200,7 +212,7 @@ void arm_op_vector(const char *call, int op, int type, const void *scale,
         total += n * (size_t)segs;
     }
     if (lock)
-        arm_shm_mutex_unlock(lock);
+        arm_acc_unlock(lock, ARM_CTL_ACC_STRIDE, ARM_ACC_ALL);
     if (shm)
         COUNT(op, ARMADA_PATH_SHM, total);
 }

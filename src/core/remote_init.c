@@ -178,7 +178,7 @@ static arm_status_t start_server(arm_core_t *c, int server_yield_after)
         return ARM_ERR_NO_MEMORY;
     for (int r = 0; r < c->nproc; r++)
         if (c->ctl[r])
-            locks[r] = &c->ctl[r]->acc_lock;
+            locks[r] = ARM_CTL_ACC(c->ctl[r]);
     /* Over a stream a rendezvous costs two more round trips than it saves
      * below a few hundred KiB: the servers send get replies eagerly up to
      * REPLY_EAGER_MAX (decision 012); elsewhere UCX keeps its choice. */
@@ -186,6 +186,7 @@ static arm_status_t start_server(arm_core_t *c, int server_yield_after)
     int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
     arm_server_params_t sp = {
         .net = arm_rc.net, .nproc = c->nproc, .node = c->my_node, .acc_lock = locks,
+        .acc_stride = ARM_CTL_ACC_STRIDE,
         .slots = slots, .slot_size = arm_rc.slot_size, .progress = (int)arm_config.progress,
         .poll_spins = (int)arm_config.poll_spins, .yield_after = server_yield_after,
         .reply_eager_max = reply_eager, .topo = arm_rc.topo_on ? &arm_rc.topo : NULL,

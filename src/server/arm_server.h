@@ -32,6 +32,8 @@ typedef struct arm_server_params {
     int nproc;
     int node;                     /* this server's node                        */
     arm_shm_mutex_t **acc_lock;   /* rank -> its accumulate lock (this node's ranks) */
+    unsigned acc_stride;          /* words between its stripes; 0: one mutex
+                                     (decision 069)                           */
     int slots;                    /* per client                                */
     size_t slot_size;             /* payload bytes per slot                    */
     int progress;                 /* ARM_SRV_PROGRESS_*                        */

@@ -195,12 +195,14 @@ static arm_status_t acc_sum(struct arm_server *s, const arm_srv_req_t *r, char *
     }
     int i32 = (int)r->operand, one32 = 1;
     long i64 = (long)r->operand, one64 = 1;
-    arm_shm_mutex_lock(s->p.acc_lock[r->target]);
+    arm_shm_mutex_t *lock = s->p.acc_lock[r->target];
+    unsigned mask = arm_acc_mask(p, n);
+    arm_acc_lock(lock, s->p.acc_stride, mask);
     if (r->sub == ARM_ACC_INT)
         arm_acc_apply(ARM_ACC_INT, &one32, p, &i32, n);
     else
         arm_acc_apply(ARM_ACC_LNG, &one64, p, &i64, n);
-    arm_shm_mutex_unlock(s->p.acc_lock[r->target]);
+    arm_acc_unlock(lock, s->p.acc_stride, mask);
     return ARM_OK;
 }
 

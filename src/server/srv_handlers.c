@@ -101,9 +101,10 @@ static arm_status_t h_acc(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
         st = acc_lock_of(s, r->target, &lock, out);
     if (st != ARM_OK)
         return st;
-    arm_shm_mutex_lock(lock);
+    unsigned mask = arm_acc_mask(p, r->len);
+    arm_acc_lock(lock, s->p.acc_stride, mask);
     arm_acc_apply(r->sub, r->scale, p, sl->dptr, r->len);
-    arm_shm_mutex_unlock(lock);
+    arm_acc_unlock(lock, s->p.acc_stride, mask);
     return ARM_OK;
 }
 
@@ -145,7 +146,7 @@ static arm_status_t h_segwrite(struct arm_server *s, srv_slot_t *sl, srv_out_t *
         return st;
     const char *data = sl->dptr + (size_t)r->nseg * sizeof *tab;
     if (lock)
-        arm_shm_mutex_lock(lock);
+        arm_acc_lock(lock, s->p.acc_stride, ARM_ACC_ALL);
     size_t off = 0;
     for (unsigned i = 0; i < r->nseg && st == ARM_OK; i++) {
         char *dst = srv_addr(s, tab[i].raddr, tab[i].len, out->why);
@@ -158,7 +159,7 @@ static arm_status_t h_segwrite(struct arm_server *s, srv_slot_t *sl, srv_out_t *
         off += tab[i].len;
     }
     if (lock)
-        arm_shm_mutex_unlock(lock);
+        arm_acc_unlock(lock, s->p.acc_stride, ARM_ACC_ALL);
     return st;
 }
 
@@ -280,7 +281,7 @@ static arm_status_t h_acclock(struct arm_server *s, srv_slot_t *sl, srv_out_t *o
                  s->p.nproc);
         return ARM_ERR_NO_MEMORY;
     }
-    if (s->acc_owner[r->target] || !arm_shm_mutex_trylock(lock))
+    if (s->acc_owner[r->target] || !arm_acc_trylock(lock, s->p.acc_stride, ARM_ACC_ALL))
         return ARM_INPROGRESS;
     s->acc_owner[r->target] = r->src + 1;
     return ARM_OK;
@@ -297,7 +298,7 @@ static arm_status_t h_accunlock(struct arm_server *s, srv_slot_t *sl, srv_out_t 
         return bad(out, "rank %d lets go of the accumulate lock of rank %d, which it does "
                    "not hold", r->src, r->target);
     s->acc_owner[r->target] = 0;
-    arm_shm_mutex_unlock(lock);
+    arm_acc_unlock(lock, s->p.acc_stride, ARM_ACC_ALL);
     return ARM_OK;
 }
 
@@ -333,9 +334,10 @@ static arm_status_t h_batch(struct arm_server *s, srv_slot_t *sl, srv_out_t *out
                 st = acc_lock_of(s, e.target, &lock, out);
             if (st != ARM_OK)
                 return st;
-            arm_shm_mutex_lock(lock);
+            unsigned mask = arm_acc_mask(dst, e.len);
+            arm_acc_lock(lock, s->p.acc_stride, mask);
             arm_acc_apply(e.type, e.scale, dst, p, e.len);
-            arm_shm_mutex_unlock(lock);
+            arm_acc_unlock(lock, s->p.acc_stride, mask);
         } else if (e.op == ARM_SRV_PUT) {
             memcpy(dst, p, e.len);
         } else {

@@ -4,7 +4,8 @@
  * ranks to server before ARMCI_Init (settings are per process): even ranks
  * add whole 64 KiB regions at once, done at the origin under the target
  * rank's accumulate lock; odd ranks add the same regions in 256-byte pieces
- * (aggregated server requests) and 8 KiB pieces (one server request each);
+ * (aggregated server requests), 8 KiB pieces (one server request each)
+ * and 768-byte pieces that straddle the accumulate lock's stripes;
  * ranks on the target's node add by shared memory. Every rank does this
  * into every rank, in int and long; the sums are integers and must be
  * exact. */
@@ -16,6 +17,7 @@
 #define REGION 65536                     /* bytes per region            */
 #define SMALL 256
 #define MID 8192
+#define STRADDLE 768                     /* (REGION - SMALL) / 85        */
 
 static long src_val(int r, int i) { return (long)((i * 7 + r * 3) % 23 - 11); }
 
@@ -35,6 +37,17 @@ static void add(int type, void *scale, char *src, char *dst, size_t piece, int t
     for (size_t off = 0; off < REGION; off += piece)
         CHECK(ARMCI_Acc(type, scale, src + off, dst + off, (int)piece, t) == 0,
               "ARMCI_Acc of %zu bytes returned non-zero", piece);
+}
+
+/* The same once more in other pieces: a first one of SMALL bytes, then
+ * pieces of STRADDLE bytes, each spanning two 512-byte blocks, so two
+ * stripes of the accumulate lock (decision 069) that it must hold together. */
+static void add_straddle(int type, void *scale, char *src, char *dst, int t)
+{
+    CHECK(ARMCI_Acc(type, scale, src, dst, SMALL, t) == 0, "ARMCI_Acc returned non-zero");
+    for (size_t off = SMALL; off < REGION; off += STRADDLE)
+        CHECK(ARMCI_Acc(type, scale, src + off, dst + off, STRADDLE, t) == 0,
+              "ARMCI_Acc of %d bytes returned non-zero", STRADDLE);
 }
 
 int main(int argc, char **argv)
@@ -68,8 +81,10 @@ int main(int argc, char **argv)
                 char *dst = (char *)base[t] + (size_t)k * REGION;
                 if (me % 2 == 0)
                     add(type, scale, src, dst, REGION, t);
+                else if (it % 3 == 2)
+                    add_straddle(type, scale, src, dst, t);
                 else
-                    add(type, scale, src, dst, it % 2 ? MID : SMALL, t);
+                    add(type, scale, src, dst, it % 3 ? MID : SMALL, t);
             }
         }
     }
@@ -99,7 +114,8 @@ int main(int argc, char **argv)
         }
     }
     TST_SAY("acc_mixed: %d ranks x %d rounds into every rank, whole 64 KiB regions (origin) "
-            "against 256 B and 8 KiB pieces (server), int and long sums exact", np, ITERS);
+            "against 256 B, 8 KiB and block-straddling 768 B pieces (server), int and long sums "
+            "exact", np, ITERS);
     ARMCI_Barrier();
     ARMCI_Free(base[me]);
     free(base);

@@ -336,6 +336,128 @@ static void test_helpers_contention(void)
     unit_section("fadd/cas/swap, int and long: exact under 4-process contention");
 }
 
+/* ---- accumulate lock stripes (decision 069) --------------------------------------- */
+#define STRIDE 16u
+typedef struct {
+    arm_shm_mutex_t stripe[ARM_ACC_STRIPES * STRIDE];
+    _Atomic int go;
+    int data[2048];             /* 8 KiB, page-aligned below: plain ints */
+} stripes_t;
+
+static void test_acc_mask(void)
+{
+    char *b = (char *)(uintptr_t)0x10000;   /* a page-aligned address, never touched */
+    CHECK(arm_acc_mask(b, 0) == 0, "nothing: no stripe");
+    CHECK(arm_acc_mask(b, 8) == 1u, "first block: stripe 0 (%#x)", arm_acc_mask(b, 8));
+    CHECK(arm_acc_mask(b + 512, 512) == 2u, "second block exactly: stripe 1");
+    CHECK(arm_acc_mask(b + 504, 16) == 3u, "across the first boundary: stripes 0 and 1");
+    CHECK(arm_acc_mask(b + 7 * 512 + 500, 24) == 0x81u, "wrapping: stripes 7 and 0 (%#x)",
+          arm_acc_mask(b + 7 * 512 + 500, 24));
+    CHECK(arm_acc_mask(b + 4096 + 3 * 512, 8) == 8u, "the pattern repeats every page");
+    CHECK(arm_acc_mask(b + 100, 3 * 512) == 0xfu, "four blocks: stripes 0-3 (%#x)",
+          arm_acc_mask(b + 100, 3 * 512));
+    CHECK(arm_acc_mask(b + 100, 7 * 512) == ARM_ACC_ALL, "eight blocks: every stripe");
+    CHECK(arm_acc_mask(b, 1 << 20) == ARM_ACC_ALL, "a MiB: every stripe");
+
+    arm_shm_mutex_t m[ARM_ACC_STRIPES * STRIDE];
+    memset(m, 0, sizeof m);
+    arm_acc_lock(m, STRIDE, 0x81u);
+    CHECK(atomic_load(&m[0].state) == 1 && atomic_load(&m[7 * STRIDE].state) == 1 &&
+          atomic_load(&m[STRIDE].state) == 0, "lock takes exactly the stripes of its mask");
+    CHECK(!arm_acc_trylock(m, STRIDE, ARM_ACC_ALL), "trylock of all fails while two are held");
+    for (unsigned i = 1; i < 7; i++)
+        CHECK(atomic_load(&m[i * STRIDE].state) == 0, "a failed trylock leaves stripe %u free",
+              i);
+    CHECK(arm_acc_trylock(m, STRIDE, 0x7eu), "trylock of the other six succeeds");
+    arm_acc_unlock(m, STRIDE, ARM_ACC_ALL);
+    for (unsigned i = 0; i < ARM_ACC_STRIPES; i++)
+        CHECK(atomic_load(&m[i * STRIDE].state) == 0, "unlock of all frees stripe %u", i);
+    arm_acc_lock(m, 0, 0x80u);
+    CHECK(atomic_load(&m[0].state) == 1, "stride 0: the one mutex, whatever the mask");
+    CHECK(!arm_acc_trylock(m, 0, 1u), "stride 0: held");
+    arm_acc_unlock(m, 0, 0x80u);
+    CHECK(atomic_load(&m[0].state) == 0, "stride 0: freed");
+    unit_section("accumulate stripes: masks by 512-byte block, all-or-none trylock");
+}
+
+/* The next range [*first, *first + *n) of ints of stream x. */
+static void next_range(unsigned *x, int *first, int *n)
+{
+    *x = *x * 1103515245u + 12345u;
+    *first = (int)((*x >> 8) % 2048);
+    *n = 1 + (int)((*x >> 20) % 300);
+    if (*first + *n > 2048)
+        *n = 2048 - *first;
+}
+
+/* NPROC processes add 1 to every int of ranges that start at varied
+ * offsets and straddle blocks, under arm_acc_lock of the ranges' masks,
+ * with plain read-modify-writes: a stripe left out would lose updates. */
+static void test_acc_stripes_contention(void)
+{
+    size_t len = (sizeof(stripes_t) + 4095) & ~(size_t)4095;
+    stripes_t *st = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(st != MAP_FAILED, "mmap");
+    if (st == MAP_FAILED)
+        return;
+    enum { ROUNDS = 3000 };
+    pid_t pid[NPROC];
+    fflush(stdout);
+    for (int p = 0; p < NPROC; p++) {
+        pid[p] = fork();
+        if (pid[p] == 0) {
+            alarm(30);
+            while (!atomic_load(&st->go))
+                sched_yield();
+            unsigned x = 12345u + 977u * (unsigned)p;
+            for (int i = 0; i < ROUNDS; i++) {
+                int first, n;
+                next_range(&x, &first, &n);
+                unsigned mask = arm_acc_mask(&st->data[first], (size_t)n * sizeof(int));
+                arm_acc_lock(st->stripe, STRIDE, mask);
+                for (int k = first; k < first + n; k++) {
+                    int v = st->data[k];
+                    if ((k & 63) == 0)
+                        sched_yield();   /* widen the window */
+                    st->data[k] = v + 1;
+                }
+                arm_acc_unlock(st->stripe, STRIDE, mask);
+            }
+            _exit(0);
+        }
+    }
+    atomic_store(&st->go, 1);
+    int ok = 1;
+    for (int p = 0; p < NPROC; p++) {
+        int status = 0;
+        waitpid(pid[p], &status, 0);
+        ok &= WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    }
+    CHECK(ok, "a worker failed");
+    /* The same ranges, replayed: what every int must hold. */
+    static int want[2048];
+    memset(want, 0, sizeof want);
+    for (int p = 0; p < NPROC; p++) {
+        unsigned x = 12345u + 977u * (unsigned)p;
+        for (int i = 0; i < ROUNDS; i++) {
+            int first, n;
+            next_range(&x, &first, &n);
+            for (int k = first; k < first + n; k++)
+                want[k]++;
+        }
+    }
+    int bad = -1;
+    for (int k = 0; k < 2048 && bad < 0; k++)
+        if (st->data[k] != want[k])
+            bad = k;
+    CHECK(bad < 0, "int %d holds %d, want %d: an update was lost", bad,
+          bad < 0 ? 0 : st->data[bad], bad < 0 ? 0 : want[bad]);
+    for (unsigned i = 0; i < ARM_ACC_STRIPES; i++)
+        CHECK(atomic_load(&st->stripe[i * STRIDE].state) == 0, "stripe %u free at the end", i);
+    munmap(st, len);
+    unit_section("accumulate stripes: 4 processes, straddling ranges, no update lost");
+}
+
 int main(void)
 {
     alarm(50);
@@ -348,6 +470,8 @@ int main(void)
     test_mutex_contention();
     test_helpers_single();
     test_helpers_contention();
+    test_acc_mask();
+    test_acc_stripes_contention();
     munmap(sh, sizeof *sh);
     return unit_finish("unit.shm_sync");
 }

@@ -44,7 +44,9 @@ COSTS = [
     ("targets", "AllFence / flush_all against targets touched",
      ["allfence_targets"], "targets touched"),
     ("server", "Serving one request among many clients / posted-receive queue",
-     ["server_get", "queue_match"], "other clients k / posted receives d"),
+     ["server_get", "server_per_req", "queue_match"], "other clients k / posted receives d"),
+    ("held", "Serving one request while k lock requests wait at the server",
+     ["server_held"], "lock requests held k"),
     ("noncontig", "Non-contiguous 8 KiB against contiguous",
      ["nc_put_contig", "nc_get_contig", "nc_puts", "nc_gets", "nc_send_contig",
       "nc_send_vector"], "row bytes"),
@@ -56,7 +58,7 @@ COSTS = [
                                            "sparse_dgop"], "processes = virtual nodes"),
 ]
 
-SWEEPS = ("server_get", "queue_match")
+SWEEPS = ("server_get", "server_per_req", "server_held", "queue_match")
 
 
 def run(cmd, env, timeout):
@@ -113,7 +115,7 @@ def collect_runs(a):
         open(os.path.join(raw, "vnode-rma_%s_np2.txt" % impl), "w").write(out)
     for np in a.np_list:
         for impl in ("armada", "armcimpi", "mpi"):
-            out = launch(a, impl, np, "vnode", base + ["-o", "server,sparse"])
+            out = launch(a, impl, np, "vnode", base + ["-o", "server,held,sparse"])
             # its own name: at np 2 the fixed groups' file has vnode_IMPL_np2
             open(os.path.join(raw, "vnode_%s_sweep_np%d.txt" % (impl, np)), "w").write(out)
 
@@ -192,7 +194,11 @@ def targets(rows):
             if a is not None and m is not None:
                 out.append("| %s overhead <= 1/2 MPI RMA | %s | %s vs %s | 0.5x | %s |" % (
                     config, op, fmt(a), fmt(m), "met" if a <= 0.5 * m else "missed"))
+    # server_get includes the wait behind the other clients' queued gets;
+    # server_per_req (the server's time per get once saturated) and
+    # server_held (lock requests waiting there) are what one request costs.
     for config, op in (("node", "wait_one"), ("vnode", "wait_one"), ("vnode", "server_get"),
+                       ("vnode", "server_per_req"), ("vnode", "server_held"),
                        ("vnode", "sparse_fence"), ("vnode", "sparse_allfence")):
         g = growth(rows, config, "armada", op)
         if g:
