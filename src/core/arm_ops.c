@@ -57,12 +57,8 @@ void arm_op_acc(const char *call, int type, const void *scale, const void *src, 
     if (acc_by_amo(s, type)) {
         arm_remote_amo_acc(call, ARMADA_OP_ACC, type, scale, src, s, (uintptr_t)dst, n, proc);
     } else if (s->local) {
-        arm_shm_mutex_t *lock = ARM_CTL_ACC(arm_core.ctl[proc]);
-        char *p = local_addr(s, (uintptr_t)dst);
-        unsigned mask = arm_acc_mask(p, n);
-        arm_acc_lock(lock, ARM_CTL_ACC_STRIDE, mask);
-        arm_acc_apply(type, scale, p, src, n);
-        arm_acc_unlock(lock, ARM_CTL_ACC_STRIDE, mask);
+        arm_acc_apply_locked(ARM_CTL_ACC(arm_core.ctl[proc]), ARM_CTL_ACC_STRIDE, type, scale,
+                             local_addr(s, (uintptr_t)dst), src, n);
         COUNT(ARMADA_OP_ACC, ARMADA_PATH_SHM, n);
     } else {
         arm_remote_acc(call, type, scale, src, s, (uintptr_t)dst, n, proc);

@@ -195,14 +195,11 @@ static arm_status_t acc_sum(struct arm_server *s, const arm_srv_req_t *r, char *
     }
     int i32 = (int)r->operand, one32 = 1;
     long i64 = (long)r->operand, one64 = 1;
-    arm_shm_mutex_t *lock = s->p.acc_lock[r->target];
-    unsigned mask = arm_acc_mask(p, n);
-    arm_acc_lock(lock, s->p.acc_stride, mask);
-    if (r->sub == ARM_ACC_INT)
-        arm_acc_apply(ARM_ACC_INT, &one32, p, &i32, n);
-    else
-        arm_acc_apply(ARM_ACC_LNG, &one64, p, &i64, n);
-    arm_acc_unlock(lock, s->p.acc_stride, mask);
+    int is_int = r->sub == ARM_ACC_INT;
+    arm_acc_apply_locked(s->p.acc_lock[r->target], s->p.acc_stride,
+                         is_int ? ARM_ACC_INT : ARM_ACC_LNG,
+                         is_int ? (const void *)&one32 : (const void *)&one64, p,
+                         is_int ? (const void *)&i32 : (const void *)&i64, n);
     return ARM_OK;
 }
 

@@ -101,10 +101,7 @@ static arm_status_t h_acc(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
         st = acc_lock_of(s, r->target, &lock, out);
     if (st != ARM_OK)
         return st;
-    unsigned mask = arm_acc_mask(p, r->len);
-    arm_acc_lock(lock, s->p.acc_stride, mask);
-    arm_acc_apply(r->sub, r->scale, p, sl->dptr, r->len);
-    arm_acc_unlock(lock, s->p.acc_stride, mask);
+    arm_acc_apply_locked(lock, s->p.acc_stride, r->sub, r->scale, p, sl->dptr, r->len);
     return ARM_OK;
 }
 
@@ -334,10 +331,7 @@ static arm_status_t h_batch(struct arm_server *s, srv_slot_t *sl, srv_out_t *out
                 st = acc_lock_of(s, e.target, &lock, out);
             if (st != ARM_OK)
                 return st;
-            unsigned mask = arm_acc_mask(dst, e.len);
-            arm_acc_lock(lock, s->p.acc_stride, mask);
-            arm_acc_apply(e.type, e.scale, dst, p, e.len);
-            arm_acc_unlock(lock, s->p.acc_stride, mask);
+            arm_acc_apply_locked(lock, s->p.acc_stride, e.type, e.scale, dst, p, e.len);
         } else if (e.op == ARM_SRV_PUT) {
             memcpy(dst, p, e.len);
         } else {

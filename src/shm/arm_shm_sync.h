@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "util/arm_acc.h"
 
 /* 0 free, 1 held, 2 held with sleepers. Zero-initialised memory is a free
  * mutex. */
@@ -93,6 +94,17 @@ static inline int arm_acc_trylock(arm_shm_mutex_t *base, unsigned stride, unsign
         }
     }
     return 1;
+}
+
+/* dst += scale * src over n bytes (arm_acc_apply) under the stripes of
+ * [dst, dst + n): one contiguous accumulate, atomic with every other. */
+static inline void arm_acc_apply_locked(arm_shm_mutex_t *base, unsigned stride, int type,
+                                        const void *scale, void *dst, const void *src, size_t n)
+{
+    unsigned mask = arm_acc_mask(dst, n);
+    arm_acc_lock(base, stride, mask);
+    arm_acc_apply(type, scale, dst, src, n);
+    arm_acc_unlock(base, stride, mask);
 }
 
 /* Atomic read-modify-write on plain int/long objects in shared memory. */
