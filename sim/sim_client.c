@@ -184,6 +184,11 @@ static double advance(sim_world_t *w, sim_client_t *c, double t)
     }
     int hop = sim_first_hop(w, c->node, tnode);
     sim_conn_use(w, SIM_CONN_C2S, c->rank, hop);
+    /* Lazy: the client also says hello to the target's server, which then
+     * answers it straight (decision 070); the hello is taken to arrive
+     * before the forwarded request. Under edges it never connects there. */
+    if (hop != tnode && !w->prm.bound)
+        sim_conn_use(w, SIM_CONN_C2S, c->rank, tnode);
     if (c->op == SIM_OP_PUTV && c->phase == 0) {
         sim_credit_t *k = credit_of(w, c, hop);
         if (k->credits <= 0) {

@@ -10,11 +10,11 @@
  *   eager  every client to every other node's server, every server to every
  *          client of other nodes (computed: made at start whatever is used);
  *   lazy   what the run used: a client connects to the first hop its
- *          requests go to, and a server answers straight only the clients
- *          that connected to it, the others back along their routes (the
- *          runtime's rule, decision 050; the simulated operations all go
- *          through the servers, so lazy and edges differ only where a
- *          client talks to a node that is not its neighbour);
+ *          requests go to and to the node they are for, whose server then
+ *          answers it straight (decisions 050 and 070; a server answers a
+ *          client that never connected to it back along its route, which
+ *          under lazy happens only before the hello arrives, taken here to
+ *          be never);
  *   edges  the same, with every answer kept on the topology's edges.
  * Server-to-server endpoints are made on use under every mode (the net
  * layer's eager start makes none), so all three report the recorded ones. */

@@ -23,7 +23,10 @@ typedef struct sim_hot_opts {
     int mode;                  /* connect: SIM_MODE_*                        */
     int lazy_answers;          /* hotspot: a server answers straight only the
                                   clients that connected to it, others back
-                                  along their route (ARMADA_CONNECT=lazy)    */
+                                  along their route (ARMADA_CONNECT=lazy;
+                                  since decision 070 a lazy client connects
+                                  to the nodes it sends to, so every answer
+                                  goes straight)                             */
 } sim_hot_opts_t;
 
 int sim_hotspot(sim_world_t *w, const sim_hot_opts_t *o, FILE *out);

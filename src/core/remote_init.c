@@ -227,18 +227,26 @@ static void log_node_paths(int n, unsigned caps)
 
 /* A neighbour's bits come from its endpoint, made now if it is not yet.
  * A node reached through forwarding takes its first hop's bits unless the
- * endpoints are all made (eager): asking its own would make an endpoint
- * only direct transfers need, which then make it themselves (lazy) or
- * never (edges). */
+ * endpoints are all made (eager). Under lazy its endpoint is still started
+ * here, only so that its server can answer straight; under edges it is
+ * never made. */
 unsigned arm_rem_caps_learn(int node)
 {
     int hop = arm_rc.hop[node];
     unsigned c;
     if (hop == node || arm_config.connect == ARM_CONNECT_EAGER)
         c = arm_net_node_caps(arm_rc.net, node);   /* HOST_SHM is MAPPED */
-    else
+    else {
         c = arm_rem_caps(hop) & (ARM_PATH_CAP_RMA_NATIVE | ARM_PATH_CAP_AMO_NATIVE |
                                  ARM_PATH_CAP_RMA_ZCOPY | ARM_PATH_CAP_STREAM);
+        /* Lazy: the node's server answers this process's forwarded requests
+         * straight, as in hicoo, once this process has said hello to it; a
+         * connection started now, without waiting for it, makes that so from
+         * about the first answer on. Until the hello arrives the answers go
+         * back along the route (decision 070). */
+        if (arm_config.connect == ARM_CONNECT_LAZY)
+            (void)arm_net_server_ep(arm_rc.net, node);
+    }
     if (hop != node && arm_config.connect == ARM_CONNECT_EDGES)
         c |= ARM_PATH_CAP_NO_DIRECT;
     if (!arm_config.vnode_map)

@@ -1,6 +1,8 @@
 /* Answers to clients. Straight to the client, unless the server cannot
  * reach it (a forwarded origin that never connected here: connections are
- * made by clients only) or keeps to the topology's edges (bound_replies)
+ * made by clients only, and under lazy a client says hello to the node of
+ * every forwarded request it sends, so this lasts until that hello
+ * arrives, decision 070) or keeps to the topology's edges (bound_replies)
  * and the client's node is not its neighbour: the answer then goes back,
  * server to server, along the route the client's requests take to this
  * node, and the client's first hop, which the client talks to anyway,

@@ -12,6 +12,16 @@
  *         its node's topology degree + 1 (its own server) endpoints, nor a
  *         server endpoints to clients outside its neighbour nodes and its
  *         own, even after touching every node.
+ * lazy under a topology (ARMADA_TOPOLOGY other than fcg or auto): touching a
+ *         node reached by forwarding also connects this client to that
+ *         node's server, so that the server answers it straight (hicoo,
+ *         decision 070): phase A adds one or two endpoints (the node, and
+ *         its first hop if the requests go there). In a phase C, ranks 2,
+ *         6, 10, ... (no get has connected them to anyone but their phase A
+ *         node) do CREPS fetch-and-adds, which go by the servers, on every
+ *         other node. In all, at most 8 answers per (rank, forwarded node)
+ *         pair of phases B and C may be relayed (those that overtake the
+ *         hello), where relaying every answer would be CREPS per pair.
  * The pattern: phase A, every rank puts, gets and fetch-and-adds on one
  * node k only (the next node, or under edges the first hop towards it);
  * phase B, ranks 0, 4, 8, ... put, get, accumulate and fetch-and-add on
@@ -33,10 +43,12 @@ static const char *mode_name[] = { "lazy", "eager", "edges" };
 #define SLOT 256        /* each rank's slot in a target's segment        */
 #define PB 128          /* phase B payload at offset 8 of the slot       */
 #define TOUCHER(r) ((r) % 4 == 0)   /* the ranks of phase B */
+#define CREPS 40        /* phase C: fetch-and-adds per node */
+#define CRANK(r) ((r) % 4 == 2)     /* the ranks of phase C */
 
 typedef struct { uint64_t c2s, s2c, s2s, ns; } eps_t;
 
-static int me, np, nn, mode;
+static int me, np, nn, mode, topo_on;
 static void **seg;
 static arm_topo_t topo;
 
@@ -78,10 +90,32 @@ static void topo_setup(void)
         CHECK(arm_topo_parse_kind(t, &kind) == ARM_OK, "ARMADA_TOPOLOGY=%s unknown", t);
     CHECK(arm_topo_init(&topo, kind, nn, dims, why, sizeof why) == ARM_OK,
           "topology %s over %d nodes: %s", t ? t : "fcg", nn, why);
+    topo_on = kind != ARM_TOPO_FCG;
+}
+
+/* Nodes that this rank's requests reach by forwarding. */
+static int forwarded_nodes(void)
+{
+    int n = 0;
+    for (int t = 0; t < nn; t++)
+        n += topo_on && t != me && arm_topo_next_hop(&topo, me, t) != t;
+    return n;
 }
 
 static char *at(int rank, size_t off) { return (char *)seg[rank] + off; }
 static size_t slot(int r) { return HDR + (size_t)r * SLOT; }
+
+/* Phase C: CREPS fetch-and-adds on every other node's counter at 24. */
+static void phase_c(void)
+{
+    for (int t = 0; t < np; t++)
+        for (int i = 0; t != me && i < CREPS; i++) {
+            long old = -1;
+            ARMCI_Rmw(ARMCI_FETCH_AND_ADD_LONG, &old, at(t, 24), 1, t);
+            CHECK(old >= 0, "phase C: fetch-and-add at rank %d returned %ld", t, old);
+        }
+    ARMCI_AllFence();
+}
 
 /* Phase A: put, get and fetch-and-add on rank k (its own node) only. */
 static void phase_a(int k)
@@ -143,6 +177,11 @@ static void check_data(const int *ring_from)
     CHECK(*(double *)at(me, 0) == acc, "accumulated %g, expected %g", *(double *)at(me, 0), acc);
     CHECK_EQ(*(long *)at(me, 8), touchers, "phase B fetch-and-adds arrived");
     CHECK_EQ(*(long *)at(me, 16), ring, "phase A fetch-and-adds arrived");
+    long cranks = 0;
+    for (int r = 0; r < np; r++)
+        cranks += CRANK(r) && r != me;
+    if (mode == LAZY && topo_on)
+        CHECK_EQ(*(long *)at(me, 24), cranks * CREPS, "phase C fetch-and-adds arrived");
 }
 
 /* Client endpoints after each step (every rank its own node). */
@@ -159,9 +198,14 @@ static void check_client(eps_t e0, eps_t e1, eps_t e2)
     }
     CHECK(e0.c2s <= 1, "%s: %llu client endpoints right after ARMCI_Init and ARMCI_Malloc "
           "(at most its own node's server)", mode_name[mode], (unsigned long long)e0.c2s);
-    CHECK_EQ(e1.c2s, e0.c2s + 1, "client endpoints after touching one node (+1)");
+    if (mode == LAZY && topo_on)
+        CHECK(e1.c2s >= e0.c2s + 1 && e1.c2s <= e0.c2s + 2, "lazy under a topology: %llu "
+              "client endpoints after touching one node, %llu before (+1, or +2 with its first "
+              "hop)", (unsigned long long)e1.c2s, (unsigned long long)e0.c2s);
+    else
+        CHECK_EQ(e1.c2s, e0.c2s + 1, "client endpoints after touching one node (+1)");
     CHECK(e1.ns > e0.ns, "%s: the new endpoint took no connect time", mode_name[mode]);
-    if (!TOUCHER(me)) {
+    if (!TOUCHER(me) && !(mode == LAZY && topo_on && CRANK(me))) {
         CHECK_EQ(e2.c2s, e1.c2s, "client endpoints of a rank that did nothing after phase A");
     } else if (mode == LAZY) {
         CHECK(e2.c2s >= all - 1 && e2.c2s <= all, "lazy: %llu client endpoints after touching "
@@ -177,7 +221,7 @@ static void check_client(eps_t e0, eps_t e1, eps_t e2)
 /* ARMCI_Finalize with stderr sent to a file, so that this rank can read its
  * own ARMADA_STATS line (the server's counts are final only then); what was
  * written goes to stderr afterwards. Returns 0 when the line was found. */
-static int finalize_read_stats(eps_t *fin)
+static int finalize_read_stats(eps_t *fin, unsigned long long *relayed)
 {
     static char text[16384];
     FILE *tf = tmpfile();
@@ -210,6 +254,10 @@ static int finalize_read_stats(eps_t *fin)
     fin->c2s = c2s;
     fin->s2c = s2c;
     fin->s2s = s2s;
+    if (!(p = strstr(line, " relayed=")) || sscanf(p, " relayed=%llu", relayed) != 1) {
+        CHECK(0, "no 'relayed=' in this rank's ARMADA_STATS line");
+        return -1;
+    }
     return 0;
 }
 
@@ -269,6 +317,9 @@ int main(int argc, char **argv)
     if (TOUCHER(me))
         phase_b();
     ARMCI_Barrier();
+    if (mode == LAZY && topo_on && CRANK(me))
+        phase_c();
+    ARMCI_Barrier();
     eps_t e2 = eps_now();
 
     int *ring_from = calloc((size_t)np, sizeof(int));
@@ -280,7 +331,9 @@ int main(int argc, char **argv)
     check_data(ring_from);
     ARMCI_Access_end(seg[me]);
     for (int t = 0; t < np; t++)
-        sent[t] = t != me && (t == k || TOUCHER(me));
+        sent[t] = t != me && (t == k || TOUCHER(me) ||
+                              (mode == LAZY && topo_on && CRANK(me)) ||
+                              (topo_on && t == arm_topo_next_hop(&topo, me, k)));
     MPI_Allreduce(sent, senders, np, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     check_client(e0, e1, e2);
     printf("connect: rank %d (%s): client endpoints %llu after init, %llu after phase A, "
@@ -290,8 +343,21 @@ int main(int argc, char **argv)
     ARMCI_Free(seg[me]);
 
     eps_t fin = { 0, 0, 0, 0 };
-    if (finalize_read_stats(&fin) == 0)
+    unsigned long long relayed = 0, relayed_all = 0, pairs = 0;
+    unsigned long long mine = TOUCHER(me) || (mode == LAZY && topo_on && CRANK(me))
+        ? (unsigned long long)forwarded_nodes() : 0;
+    if (finalize_read_stats(&fin, &relayed) == 0)
         check_server(e0, e2, fin, senders[me]);
+    MPI_Allreduce(&relayed, &relayed_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &pairs, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (mode == LAZY && topo_on) {
+        CHECK(relayed_all <= 8 * pairs, "lazy under a topology: %llu answers relayed, more "
+              "than 8 per (rank, forwarded node) pair of phases B and C (%llu pairs): the servers do not "
+              "answer straight", relayed_all, pairs);
+        if (me == 0)
+            printf("connect: lazy, %llu (rank, forwarded node) pairs, %llu answers relayed "
+                   "in all\n", pairs, relayed_all);
+    }
     MPI_Finalize();
     free(ring_from);
     free(sent);

@@ -23,15 +23,18 @@ for topo in fcg mfcg cfcg hypercube; do
   grep -q "SIMCHECK .*ok=1" <<<"$out" || bad "hot100 $topo: $(grep SIMCHECK <<<"$out")"
 done
 
-# --connect lazy: answers to origins that never connected to the target's
-# server go back along their route (relayed), as the runtime's default does;
-# eager answers every origin straight.
-relayed() { ARMADA_SIM_SERVERS=1 "$SIM" hotspot --topology mfcg --procs 16 --ppn 1 --op putv \
-              --level 20 --iters 5 "$@" | awk '/SIMCHECK .*ok=1/ {ok=1}
+# Answers to origins that never connected to the target's server go back
+# along their route (relayed): under edges (the connect experiment), never
+# under eager, and no longer under lazy, whose clients say hello to every
+# node they send to (decision 070).
+relayed() { ARMADA_SIM_SERVERS=1 "$SIM" "$@" | awk '/SIMCHECK .*ok=1/ {ok=1}
               /^SIMSRV/ {for (i = 1; i <= NF; i++) if ($i ~ /^relayed=/) {sub("relayed=", "", $i); r += $i}}
               END {print (ok ? r : -1)}'; }
-lz=$(relayed --connect lazy); eg=$(relayed --connect eager)
-[ "$lz" -gt 0 ] 2>/dev/null || bad "--connect lazy: no answer relayed ($lz)"
+hot="hotspot --topology mfcg --procs 16 --ppn 1 --op putv --level 20 --iters 5"
+lz=$(relayed $hot --connect lazy); eg=$(relayed $hot --connect eager)
+ed=$(relayed connect --topology mfcg --procs 16 --ppn 1 --pattern all --mode edges)
+[ "$ed" -gt 0 ] 2>/dev/null || bad "connect --mode edges: no answer relayed ($ed)"
+[ "$lz" = 0 ] || bad "--connect lazy: answers relayed ($lz)"
 [ "$eg" = 0 ] || bad "--connect eager: answers relayed ($eg)"
 "$SIM" hotspot --topology fcg --procs 8 --ppn 1 --connect sometimes 2>/dev/null \
   && bad "a bad --connect was accepted"

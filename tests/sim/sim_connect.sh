@@ -48,11 +48,12 @@ l=$(run --topology mfcg --dims 4x4 --procs 16 --ppn 1 --pattern all --mode edges
 want "$l" c2s_mean=6.0000 c2s_max=6 c2s_off_edge=0 s2s_off_edge=0
 [ "$(field "$l" s2s_max)" -ge 1 ] 2>/dev/null && [ "$(field "$l" s2s_max)" -le 6 ] \
   || bad "mfcg edges: forwarding servers talk to 1..6 neighbours: $l"
-# lazy: these operations all go through the servers, so a client connects
-# to its first hops only, and the servers answer the clients that did not
-# connect to them back along their routes: nothing off an edge either.
+# lazy: these operations all go through the servers; a client connects to
+# its first hops and to every node it sends to, whose server answers it
+# straight (decision 070): 15 endpoints each, 9 of them off an edge; the
+# servers still talk only to their neighbours.
 l=$(run --topology mfcg --dims 4x4 --procs 16 --ppn 1 --pattern all --mode lazy)
-want "$l" c2s_mean=6.0000 c2s_max=6 c2s_off_edge=0 s2c_off_edge=0 s2s_off_edge=0
+want "$l" c2s_mean=15.0000 c2s_max=15 c2s_off_edge=144 s2c_off_edge=144 s2s_off_edge=0
 # clique of the 2 ring neighbours under edges: at most 2 first hops each.
 l=$(run --topology mfcg --dims 4x4 --procs 32 --ppn 2 --pattern clique --k 2 --mode edges)
 [ "$(field "$l" c2s_max)" -le 2 ] 2>/dev/null || bad "mfcg clique edges: $l"
