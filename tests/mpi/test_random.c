@@ -28,6 +28,7 @@ static long *shared_area(int t) { return counter(t) + 1; }
 typedef struct nbslot {
     armci_hdl_t h;
     int busy, is_get, t;
+    const char *what;        /* get: its form, for the failure message */
     unsigned char *buf;      /* put source or get destination */
     unsigned char *expect;   /* get: what the destination must hold */
     long len;
@@ -42,7 +43,12 @@ static void slot_done(nbslot_t *s)
         return;
     ARMCI_Wait(&s->h);
     if (s->is_get) {
-        CHECK(memcmp(s->buf, s->expect, s->len) == 0, "non-blocking get from %d", s->t);
+        long bad = 0;
+        while (bad < s->len && s->buf[bad] == s->expect[bad])
+            bad++;
+        CHECK(bad == s->len, "non-blocking %s get of %ld bytes from %d: byte %ld is %#x, "
+              "expected %#x", s->what, s->len, s->t, bad, bad < s->len ? s->buf[bad] : 0,
+              bad < s->len ? s->expect[bad] : 0);
         nb_gets[s->t]--;
     }
     s->busy = 0;
@@ -57,11 +63,16 @@ static void quiet_gets(int t)
             slot_done(&ring[i]);
 }
 
+/* A slot for a new call. Its last call's fields are cleared: a put that
+ * took a slot last used by a get must not look like a get from that target
+ * to quiet_gets, which would mark it done (and its buffer free) unwaited. */
 static nbslot_t *slot_take(void)
 {
     nbslot_t *s = &ring[tst_range(&rng, 0, RING - 1)];
     slot_done(s);
     ARMCI_INIT_HANDLE(&s->h);
+    s->is_get = 0;
+    s->t = -1;
     s->busy = 1;
     return s;
 }
@@ -74,7 +85,7 @@ static void op_contig(int t, int nb, int get)
     if (get) {
         if (s) {
             memcpy(s->expect, shadow[t] + off, len);
-            s->is_get = 1, s->t = t, s->len = len;
+            s->is_get = 1, s->t = t, s->len = len, s->what = "contiguous";
             nb_gets[t]++;
             ARMCI_NbGet(region(t) + off, buf, (int)len, t, &s->h);
         } else {
@@ -111,7 +122,7 @@ static void op_strided(int t, int nb, int kind)
         memset(exp, 0xA5, sh.sext);
         shp_apply(shadow[t] + doff, sh.dst, exp, sh.sst, sh.count, L, SHP_COPY, 0);
         if (s) {
-            s->is_get = 1, s->t = t, s->len = sh.sext;
+            s->is_get = 1, s->t = t, s->len = sh.sext, s->what = "strided";
             nb_gets[t]++;
             ARMCI_NbGetS(region(t) + doff, sh.dst, buf, sh.sst, sh.count, L, t, &s->h);
         } else {
