@@ -2,12 +2,63 @@
 # expect_fail.sh [--exit0] REGEX CMD...: passes when CMD exits non-zero (with
 # --exit0: exits 0) and its combined output matches the extended regular
 # expression REGEX.
+#
+# A launcher that never returns: Open MPI 4.1's mpirun sometimes stays up
+# after MPI_Abort when another rank was killed (SIGKILL) before, although
+# every rank has ended. So once the output matches REGEX, and CMD has had no
+# live descendant (ranks, daemons) for GRACE seconds (EXPECT_FAIL_GRACE,
+# default 5), CMD is killed and counts as having failed: the job did end,
+# as the message says. A rank still running, or no matching message, keeps
+# the test waiting for its own time limit, and so failing.
 set -u
 want_ok=0
 if [ "${1:-}" = "--exit0" ]; then want_ok=1; shift; fi
 re=$1; shift
-out=$("$@" 2>&1); rc=$?
+grace=${EXPECT_FAIL_GRACE:-5}
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+# Stopped by the test's time limit: what CMD printed so far, then the end.
+trap 'tail -n 40 "$tmp"; echo "expect_fail: stopped (time limit) while CMD ran"; kill -KILL "$pid" 2>/dev/null; exit 1' TERM INT
+
+# Live (not zombie) descendants of process $1.
+live_descendants() {
+  ps -e -o pid=,ppid=,stat= | awk -v root="$1" '
+    { ppid[$1] = $2; stat[$1] = $3 }
+    END {
+      n = 0
+      for (p in ppid) {
+        q = p; d = 0
+        while (q in ppid && q != root && d < 64) { q = ppid[q]; d++ }
+        if (q == root && p != root && stat[p] !~ /^Z/) n++
+      }
+      print n
+    }'
+}
+
+"$@" >"$tmp" 2>&1 &
+pid=$!
+matched_at=-1
+stalled=0
+while kill -0 "$pid" 2>/dev/null; do
+  sleep 0.2
+  if [ "$matched_at" -lt 0 ] && grep -Eq -- "$re" "$tmp"; then
+    matched_at=$SECONDS
+  fi
+  if [ "$matched_at" -ge 0 ] && [ $((SECONDS - matched_at)) -ge "$grace" ] &&
+     [ "$(live_descendants "$pid")" = 0 ] && kill -0 "$pid" 2>/dev/null; then
+    stalled=1
+    kill -KILL "$pid" 2>/dev/null
+    break
+  fi
+done
+wait "$pid"; rc=$?
+out=$(cat "$tmp")
 printf '%s\n' "$out" | tail -n 40
+if [ "$stalled" -eq 1 ]; then
+  echo "expect_fail: every process under the launcher had ended ${grace} s after the" \
+       "expected message, but the launcher had not returned: killed"
+  rc=1
+fi
 if [ "$want_ok" -eq 0 ] && [ "$rc" -eq 0 ]; then
   echo "expect_fail: command exited 0, a failure was expected"; exit 1
 fi

@@ -295,7 +295,7 @@ arm_status_t arm_net_ep_connect(arm_net_t *net, arm_net_ep_kind_t kind, int peer
     memset(&epp, 0, sizeof epp);
     epp.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
     epp.address = addr;
-    epp.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+    epp.err_mode = net->peer_errors ? UCP_ERR_HANDLING_MODE_PEER : UCP_ERR_HANDLING_MODE_NONE;
     double t0 = arm_time_now();
     ucs_status_t st = ucp_ep_create(ep->worker->h, &epp, &ep->h);
     ep->worker->stats.connect_time_s += arm_time_now() - t0;

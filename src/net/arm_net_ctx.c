@@ -94,6 +94,32 @@ static int tl_is(const char *tl, size_t n, const char *const *names)
     return 0;
 }
 
+/* The context offers TCP and, besides self, nothing else: no shared-memory
+ * and no RDMA transport. Endpoints are then made in UCX's peer-failure mode
+ * (decision 071): their lanes are TCP either way, and in the default mode a
+ * TCP connection that fails with sends still pending ends the process in an
+ * assertion of UCX 1.13 (uct_tcp_ep_pending_purge) before Armada can say
+ * which peer was lost. Elsewhere the default mode stays: the peer-failure
+ * mode drops UCX's shared-memory transports between virtual nodes. */
+static int tcp_only(ucp_context_h ctx)
+{
+    static const char *const self_tl[] = { "self", NULL };
+    static const char *const tcp_tl[] = { "tcp", NULL };
+    char res[2048];
+    int tcp = 0, other = 0;
+    if (resources_of(ctx, res, sizeof res) <= 0)
+        return 0;
+    char *save = NULL;
+    for (char *r = strtok_r(res, " ", &save); r; r = strtok_r(NULL, " ", &save)) {
+        size_t n = strcspn(r, "/");
+        if (tl_is(r, n, tcp_tl))
+            tcp = 1;
+        else if (!tl_is(r, n, self_tl))
+            other = 1;
+    }
+    return tcp && !other;
+}
+
 int arm_net_predict_stream(arm_net_t *net, int other_hosts)
 {
     static const char *const shm_tls[] = { "posix", "sysv", "cma", "knem", "xpmem", NULL };
@@ -245,6 +271,7 @@ static arm_status_t context_create(arm_net_t *net)
     ucp_config_release(cfg);
     if (st != UCS_OK)
         return arm_net_ucs_error("ucp_init", st);
+    net->peer_errors = tcp_only(net->ctx);
     return ARM_OK;
 }
 

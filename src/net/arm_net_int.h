@@ -84,6 +84,9 @@ struct arm_net {
     void *cb_ctx;
     int finalize_timeout_ms;
     int server_worker_mt;
+    /* Endpoints are made with UCP_ERR_HANDLING_MODE_PEER: the context reaches
+     * other processes by TCP alone (see tcp_only in arm_net_ctx.c). */
+    int peer_errors;
 
     ucp_context_h    ctx;
     arm_net_worker_t client;
