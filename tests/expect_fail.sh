@@ -16,7 +16,9 @@ if [ "${1:-}" = "--exit0" ]; then want_ok=1; shift; fi
 re=$1; shift
 grace=${EXPECT_FAIL_GRACE:-5}
 tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+ref=$(mktemp)
+orphans=$(dirname "$0")/ompi_orphans.sh
+trap 'rm -f "$tmp" "$ref"' EXIT
 # Stopped by the test's time limit: what CMD printed so far, then the end.
 trap 'tail -n 40 "$tmp"; echo "expect_fail: stopped (time limit) while CMD ran"; kill -KILL "$pid" 2>/dev/null; exit 1' TERM INT
 
@@ -58,6 +60,8 @@ if [ "$stalled" -eq 1 ]; then
   echo "expect_fail: every process under the launcher had ended ${grace} s after the" \
        "expected message, but the launcher had not returned: killed"
   rc=1
+  sleep 2   # ompi_orphans.sh leaves files younger than 2 s
+  echo "expect_fail: Open MPI files the killed launcher left, removed: $("$orphans" "$ref")"
 fi
 if [ "$want_ok" -eq 0 ] && [ "$rc" -eq 0 ]; then
   echo "expect_fail: command exited 0, a failure was expected"; exit 1
