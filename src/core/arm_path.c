@@ -41,6 +41,9 @@ void arm_path_settings_init(arm_path_settings_t *s, size_t slot_size, size_t bat
     s->batch_max_op = min_size((size_t)arm_config.batch_max_op, room);
     s->copy_put_max = min_size((size_t)arm_config.copy_put_max, slot_size);
     s->strided_rma_min = (size_t)arm_config.strided_rma_min;
+    s->seg_stream_max = min_size(min_size((size_t)arm_config.seg_stream_max,
+                                          (size_t)arm_config.eager_write_max),
+                                 (size_t)arm_config.reply_eager_max);
     s->agent = arm_config.nb_agent != 0;
     s->agent_min = (size_t)arm_config.nb_agent_min;
     s->acc_mode = (int)arm_config.acc_proto;
@@ -71,7 +74,22 @@ static int contig_via_rma(arm_path_family_t fam, size_t n, unsigned caps, int sr
 
 static arm_path_t path(arm_proto_t p, unsigned flags)
 {
-    arm_path_t r = { p, flags };
+    arm_path_t r = { p, flags, 0 };
+    return r;
+}
+
+/* Packed requests to a node reached directly over a stream carry up to
+ * seg_stream_max bytes, eager (decision 072): there each request costs a
+ * wake-up and a system call at both ends, and four slot-size requests in
+ * flight keep 64 KiB on the wire. Forwarded requests stay within a slot
+ * (a forwarded message holds whole requests). */
+static arm_path_t seg_path(unsigned caps, const arm_path_settings_t *s)
+{
+    arm_path_t r = path(ARM_PROTO_SEG, 0);
+    if ((caps & ARM_PATH_CAP_STREAM) && !(caps & ARM_PATH_CAP_RMA_NATIVE) &&
+        !(caps & (ARM_PATH_CAP_FORWARDED | ARM_PATH_CAP_NO_DIRECT)) &&
+        s->seg_stream_max > s->slot_size)
+        r.seg_max = s->seg_stream_max;
     return r;
 }
 
@@ -95,7 +113,7 @@ static arm_path_t write_path(arm_path_family_t fam, size_t n, unsigned caps,
     if (n <= s->eager_write_max && (caps & ARM_PATH_CAP_STREAM) &&
         !(caps & ARM_PATH_CAP_RMA_NATIVE))
         return path(ARM_PROTO_WHOLE, ARM_PATH_AM_EAGER);
-    return path(ARM_PROTO_SEG, 0);
+    return seg_path(caps, s);
 }
 
 arm_path_t arm_path_choose(arm_path_family_t fam, size_t n, unsigned caps, int srv_dirty,
@@ -146,12 +164,13 @@ arm_path_t arm_path_choose(arm_path_family_t fam, size_t n, unsigned caps, int s
  * chunks are cheaper packed into a few requests. To a mapped node (decision
  * 068) both directions are a memcpy and take RMA. One chunk is a contiguous
  * transfer and takes the contiguous rule. */
-arm_path_t arm_path_choose_chunks(arm_path_family_t fam, int put, size_t chunk, size_t count,
-                                  unsigned caps, int srv_dirty, const arm_path_settings_t *s)
+arm_path_t arm_path_choose_chunks(arm_path_family_t fam, int put, int acc, size_t chunk,
+                                  size_t count, unsigned caps, int srv_dirty,
+                                  const arm_path_settings_t *s)
 {
-    arm_path_t seg = path(ARM_PROTO_SEG, 0), rma = path(ARM_PROTO_RMA, 0);
+    arm_path_t seg = seg_path(caps, s), rma = path(ARM_PROTO_RMA, 0);
     (void)fam;
-    if (caps & ARM_PATH_CAP_NO_DIRECT)
+    if (acc || (caps & ARM_PATH_CAP_NO_DIRECT))
         return seg;
     if (count <= 1)
         return contig_via_rma(put ? ARM_FAM_PUT : ARM_FAM_GET, chunk, caps, srv_dirty, s)

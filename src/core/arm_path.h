@@ -77,6 +77,8 @@ typedef struct arm_path_settings {
     size_t copy_put_max;           /* <= slot_size                            */
     size_t eager_write_max;
     size_t strided_rma_min;        /* ARMADA_STRIDED_RMA_MIN                  */
+    size_t seg_stream_max;         /* ARMADA_SEG_STREAM_MAX, bounded by the
+                                      eager write and eager reply limits     */
     int    agent;                  /* ARMADA_NB_AGENT                         */
     size_t agent_min;              /* ARMADA_NB_AGENT_MIN                     */
     int    acc_mode;               /* ARM_ACC_AUTO / SERVER / ORIGIN          */
@@ -86,6 +88,9 @@ typedef struct arm_path_settings {
 typedef struct arm_path {
     arm_proto_t proto;
     unsigned    am_flags;          /* ARM_PROTO_WHOLE: 0, or eager / rndv    */
+    size_t      seg_max;           /* ARM_PROTO_SEG: data bytes one request
+                                      carries, sent eagerly (decision 072);
+                                      0: one slot's worth                  */
 } arm_path_t;
 
 /* What the protocol of a WHOLE request asks of the transport. */
@@ -105,9 +110,12 @@ arm_path_t arm_path_choose(arm_path_family_t fam, size_t n, unsigned caps, int s
  * _VECTOR; put: it writes) of count contiguous chunks of chunk bytes each:
  * ARM_PROTO_RMA (each chunk by the transport's own put or get, straight
  * between the user's memory and the target's segment, a few in flight:
- * gemini III-B2) or ARM_PROTO_SEG (packed into requests to the server). */
-arm_path_t arm_path_choose_chunks(arm_path_family_t fam, int put, size_t chunk, size_t count,
-                                  unsigned caps, int srv_dirty, const arm_path_settings_t *s);
+ * gemini III-B2) or ARM_PROTO_SEG (packed into requests to the server, of
+ * up to seg_max bytes each over a stream, decision 072). Strided and
+ * vector accumulates always take ARM_PROTO_SEG (acc: 1). */
+arm_path_t arm_path_choose_chunks(arm_path_family_t fam, int put, int acc, size_t chunk,
+                                  size_t count, unsigned caps, int srv_dirty,
+                                  const arm_path_settings_t *s);
 
 /* Whether a non-blocking call of family fam moving n bytes to another node
  * is handed to the progress agent (decision 056), which runs it while the

@@ -431,6 +431,9 @@ void arm_remote_finalize(arm_core_t *c)
     free(arm_rc.acc_locks);
     for (int i = 0; i < OP_POOL; i++) {
         free(arm_rc.ops[i].buf);
+        free(arm_rc.ops[i].big);
+        arm_rc.ops[i].big = NULL;
+        arm_rc.ops[i].big_len = 0;
         free(arm_rc.ops[i].tab);
         free(arm_rc.ops[i].lptr);
     }

@@ -42,6 +42,11 @@ typedef struct rop {
     int            node;
     void          *dst;        /* GET: the user's buffer                   */
     char          *buf;        /* packed payload / reply data (slot_size)  */
+    char          *big;        /* a larger one for packed requests over a
+                                  stream (decision 072): big_len bytes, made
+                                  on first use, kept                       */
+    size_t         big_len;
+    const char    *rdata;      /* GETSEG: where the reply's data is read   */
     arm_srv_seg_t *tab;        /* segment table (slot_size / 16 entries)   */
     char         **lptr;       /* GETSEG: where each segment lands locally */
     size_t         data_len;
@@ -304,10 +309,16 @@ typedef struct seg_builder {
     rop_t *gets[OP_POOL / 2];
     int ngets;
     size_t bytes;
+    size_t cap;          /* data bytes one request carries               */
+    int large;           /* cap is beyond a slot: op->big, sent eagerly  */
 } seg_builder_t;
 
+/* seg_max: the path's (arm_path_t.seg_max), 0 for a slot's worth. */
 void arm_rem_sb_init(seg_builder_t *b, const char *call, int kind, int type,
-                     const void *scale, int proc);
+                     const void *scale, int proc, size_t seg_max);
+/* op's larger buffer of at least n bytes (made or grown now); NULL when
+ * memory runs out. */
+char *arm_rem_op_big(rop_t *op, size_t n);
 void arm_rem_sb_add(seg_builder_t *b, char *local, uint64_t raddr, size_t len);
 void arm_rem_sb_done(seg_builder_t *b, int op_family);
 

@@ -72,6 +72,18 @@ rop_t *arm_rem_op_get(int node)
     return op;
 }
 
+char *arm_rem_op_big(rop_t *op, size_t n)
+{
+    if (op->big_len >= n)
+        return op->big;
+    char *b = realloc(op->big, n);
+    if (!b)
+        return NULL;
+    op->big = b;
+    op->big_len = n;
+    return b;
+}
+
 /* A request of kind to `len` bytes at raddr (server mapping) of proc. */
 rop_t *arm_rem_op_new(int kind, int proc, uint64_t raddr, size_t len)
 {

@@ -7,12 +7,14 @@
 #include "core/remote_int.h"
 
 /* ---- replies ----------------------------------------------------------------- */
+/* A segmented get's data, read from op->rdata (its buffer, or the
+ * transport's for an eager reply), goes where each segment belongs. */
 static void unpack_reply(rop_t *op)
 {
     if (op->req.op == ARM_SRV_GETSEG) {
         size_t off = 0;
         for (int i = 0; i < op->nseg; i++) {
-            memcpy(op->lptr[i], op->buf + off, op->tab[i].len);
+            memcpy(op->lptr[i], op->rdata + off, op->tab[i].len);
             off += op->tab[i].len;
         }
     }
@@ -96,10 +98,24 @@ arm_status_t arm_rem_on_reply(void *arg, const arm_net_am_msg_t *msg)
         arm_rem_maybe_release(op);
         return ARM_OK;
     }
-    char *dest = (op->req.op & (uint8_t)~ARM_SRV_SYNC) == ARM_SRV_GET ? op->dst : op->buf;
-    if (dest == op->buf && rep.len > arm_rc.slot_size)
-        arm_fatal(op->call, "the server of node %d answered with %u bytes, more than a slot "
-                  "(ARMADA_SLOT_SIZE=%zu)", rep.node, rep.len, arm_rc.slot_size);
+    uint8_t kind = op->req.op & (uint8_t)~ARM_SRV_SYNC;
+    int seg = kind == ARM_SRV_GETSEG;
+    if (seg && !msg->rndv) {
+        /* Scattered straight from the transport's buffer. */
+        op->rdata = msg->data;
+        op->data_len = rep.len;
+        unpack_reply(op);
+        return ARM_OK;
+    }
+    /* A segmented get's reply beyond a slot (decision 072) lands in the
+     * op's larger buffer. */
+    char *dest = kind == ARM_SRV_GET ? op->dst : rep.len <= arm_rc.slot_size ? op->buf
+               : seg ? arm_rem_op_big(op, rep.len) : NULL;
+    if (!dest)
+        arm_fatal(op->call, "the server of node %d answered with %u bytes, more than %s "
+                  "(ARMADA_SLOT_SIZE=%zu)", rep.node, rep.len,
+                  seg ? "this process has memory for" : "a slot", arm_rc.slot_size);
+    op->rdata = dest;
     if (!msg->rndv) {
         memcpy(dest, msg->data, rep.len);
         op->data_len = rep.len;

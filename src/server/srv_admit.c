@@ -128,9 +128,12 @@ arm_status_t srv_on_request(void *arg, const arm_net_am_msg_t *msg)
         return refuse(s, &req, credited, ARM_ERR_INVALID_ARG,
                       "%s for rank %d cannot be forwarded: %s", srv_handler_of(op)->name,
                       req.target, nofwd);
-    /* A put or accumulate bigger than a slot is one request (decision 013). */
+    /* A put or accumulate bigger than a slot is one request (decision 013);
+     * so is an eager segmented write over a stream (decision 072), served
+     * like the accumulate from the transport's buffer. */
     int big_put = op == ARM_SRV_PUT && (msg->rndv || msg->data_len > s->p.slot_size);
-    int big_acc = op == ARM_SRV_ACC && !msg->rndv && msg->data_len > s->p.slot_size;
+    int big_acc = (op == ARM_SRV_ACC || op == ARM_SRV_PUTSEG || op == ARM_SRV_ACCSEG) &&
+                  !msg->rndv && msg->data_len > s->p.slot_size;
     if (msg->data_len > s->p.slot_size && !big_put && !big_acc)
         return refuse(s, &req, credited, ARM_ERR_INVALID_ARG,
                       "request of %zu bytes exceeds the %zu-byte slot", msg->data_len,

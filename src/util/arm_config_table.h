@@ -94,6 +94,11 @@
     X(eager_write_max, "EAGER_WRITE_MAX", SIZE, "256k", NULL, PROTOCOLS, \
       "A put (or, over a stream transport, an accumulate) larger than a slot is one eager " \
       "request up to this size, a rendezvous beyond (decision 013).") \
+    X(seg_stream_max, "SEG_STREAM_MAX", SIZE, "256k", NULL, PROTOCOLS, \
+      "Over a stream transport (TCP), the packed requests of a strided or vector transfer " \
+      "to a node reached directly carry up to this many bytes each, sent eagerly, where " \
+      "they would otherwise carry a slot's worth (also bounded by EAGER_WRITE_MAX and " \
+      "REPLY_EAGER_MAX; decision 072). At most the slot size: a slot's worth.") \
     X(pipeline_depth, "PIPELINE_DEPTH", INT, "4", NULL, PROTOCOLS, \
       "Chunks of one large strided or vector transfer kept in flight at once.") \
     X(strided_rma_min, "STRIDED_RMA_MIN", SIZE, "8k", NULL, PROTOCOLS, \

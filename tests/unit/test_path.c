@@ -224,7 +224,51 @@ static void test_forwarded(void)
  * (decision 056). */
 static arm_proto_t chunks(int put, size_t chunk, size_t count, unsigned caps, int dirty)
 {
-    return arm_path_choose_chunks(ARM_FAM_STRIDED, put, chunk, count, caps, dirty, &S).proto;
+    return arm_path_choose_chunks(ARM_FAM_STRIDED, put, 0, chunk, count, caps, dirty, &S).proto;
+}
+
+/* Packed requests beyond a slot over a stream (decision 072): the data
+ * bytes one request of the chosen path carries (0: a slot's worth). */
+static size_t seg_max_of(int put, int acc, size_t chunk, size_t count, unsigned caps)
+{
+    arm_path_t p = arm_path_choose_chunks(ARM_FAM_STRIDED, put, acc, chunk, count, caps, 0, &S);
+    CHECK(p.proto == ARM_PROTO_SEG, "put %d acc %d, %zu x %zu, caps %#x: %s, want seg", put,
+          acc, count, chunk, caps, arm_proto_name(p.proto));
+    return p.seg_max;
+}
+
+static void test_seg_stream(void)
+{
+    const unsigned FWD = ARM_PATH_CAP_FORWARDED;
+    defaults(16384);
+    CHECK(S.seg_stream_max == 262144, "SEG_STREAM_MAX default %zu", S.seg_stream_max);
+    for (int put = 0; put <= 1; put++)
+        for (size_t chunk = 8; chunk <= (size_t)1 << 20; chunk *= 8) {
+            CHECK(seg_max_of(put, 0, chunk, 64, TCP) == 262144, "stream, %zu B chunks", chunk);
+            CHECK(seg_max_of(put, 0, chunk, 64, TCP | FWD) == 0, "forwarded: a slot");
+            CHECK(seg_max_of(put, 0, chunk, 64, TCP | ARM_PATH_CAP_NO_DIRECT) == 0,
+                  "no direct endpoint: a slot");
+            CHECK(seg_max_of(put, 0, chunk, 64, NONE) == 0, "not a stream: a slot");
+        }
+    CHECK(seg_max_of(0, 1, 8, 64, TCP) == 262144, "strided accumulate over a stream");
+    CHECK(seg_max_of(0, 1, 1 << 20, 64, NATIVE) == 0, "accumulate, native RMA: a slot");
+    CHECK(seg_max_of(0, 1, 1 << 20, 64, CMA) == 0, "accumulate, cma: a slot");
+    arm_path_t p = arm_path_choose(ARM_FAM_ACC, 300000, TCP, 0, &S);
+    CHECK(p.proto == ARM_PROTO_SEG && p.seg_max == 262144, "contiguous 300 kB accumulate: "
+          "%s of %zu", arm_proto_name(p.proto), p.seg_max);
+    p = arm_path_choose(ARM_FAM_PUT, 65536, TCP | FWD, 0, &S);
+    CHECK(p.proto == ARM_PROTO_SEG && p.seg_max == 0, "forwarded 64 KiB put: %s of %zu",
+          arm_proto_name(p.proto), p.seg_max);
+    /* Bounded by the eager limits, and off at a slot or below. */
+    arm_config.reply_eager_max = 65536;
+    arm_path_settings_init(&S, 16384, ENT);
+    CHECK(seg_max_of(1, 0, 8, 64, TCP) == 65536, "bounded by REPLY_EAGER_MAX");
+    defaults(16384);
+    arm_config.seg_stream_max = 16384;
+    arm_path_settings_init(&S, 16384, ENT);
+    CHECK(seg_max_of(1, 0, 8, 64, TCP) == 0, "SEG_STREAM_MAX of one slot: off");
+    defaults(16384);
+    unit_section("packed requests over a stream carry SEG_STREAM_MAX (decision 072)");
 }
 
 static void test_chunks(void)
@@ -343,5 +387,6 @@ int main(void)
     test_properties();
     test_forwarded();
     test_acc_origin();
+    test_seg_stream();
     return unit_finish("unit.path");
 }

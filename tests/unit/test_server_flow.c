@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include "srv_harness.h"
+#include "util/arm_acc.h"
 
 #define SLOT 16384
 #define MEM (1u << 20)
@@ -55,6 +56,67 @@ static void test_credits(void)
           "freed at completion, owed as a credit");
     h_fini(&h);
     unit_section("credits returned, slots reused, 1000 puts through 4 slots");
+}
+
+/* Segmented writes beyond a slot (decision 072): served from the
+ * transport's buffer, every byte in place, and a malformed one still
+ * answered. */
+static void test_big_segwrite(void)
+{
+    harness_t h;
+    h_init(&h, 4, 4, SLOT, MEM);
+    enum { A = 30000, B = 9000 };
+    static unsigned char msg[2 * sizeof(arm_srv_seg_t) + A + B];
+    arm_srv_seg_t tab[2] = { { h_addr(&h, 1000), A }, { h_addr(&h, 100000), B } };
+    memcpy(msg, tab, sizeof tab);
+    for (size_t i = 0; i < A + B; i++)
+        msg[sizeof tab + i] = (unsigned char)(i * 7 + 3);
+    arm_srv_req_t r = h_req(&h, 1, ARM_SRV_PUTSEG, 0, 0);
+    r.nseg = 2;
+    h_send(&h, &r, msg, sizeof msg, 0);
+    h_drain_replies(&h);
+    int ok = 1;
+    for (size_t i = 0; i < A; i++)
+        ok &= (unsigned char)h.mem[1000 + i] == (unsigned char)(i * 7 + 3);
+    for (size_t i = 0; i < B; i++)
+        ok &= (unsigned char)h.mem[100000 + i] == (unsigned char)((A + i) * 7 + 3);
+    CHECK(ok && h.s->stats.refused == 0, "a %zu-byte segmented put is written whole",
+          sizeof msg);
+    /* An accumulate of longs beyond a slot. */
+    enum { NL = 4000 };
+    static unsigned char acc[sizeof(arm_srv_seg_t) + NL * sizeof(long)];
+    arm_srv_seg_t t1 = { h_addr(&h, 200000), NL * sizeof(long) };
+    memcpy(acc, &t1, sizeof t1);
+    for (long i = 0; i < NL; i++)
+        memcpy(acc + sizeof t1 + (size_t)i * sizeof(long), &i, sizeof i);
+    for (int k = 0; k < 2; k++) {
+        r = h_req(&h, 1, ARM_SRV_ACCSEG, 0, 0);
+        r.sub = ARM_ACC_LNG;
+        long one = 1;
+        memcpy(r.scale, &one, sizeof one);
+        r.nseg = 1;
+        h_send(&h, &r, acc, sizeof acc, 0);
+    }
+    h_drain_replies(&h);
+    ok = 1;
+    for (long i = 0; i < NL; i++) {
+        long v;
+        memcpy(&v, h.mem + 200000 + (size_t)i * sizeof(long), sizeof v);
+        ok &= v == 2 * i;
+    }
+    CHECK(ok && h.s->stats.refused == 0, "two %zu-byte segmented accumulates add up",
+          sizeof acc);
+    /* Data that does not match its table: refused, answered. */
+    r = h_req(&h, 1, ARM_SRV_PUTSEG, 0, 0);
+    r.nseg = 1;
+    h_send(&h, &r, msg, sizeof msg, 0);
+    arm_srv_rep_t rep;
+    int refused = 0;
+    while (h_reply(&h, NULL, &rep, NULL))
+        refused += rep.status == ARM_ERR_INVALID_ARG && rep.req_id == r.req_id;
+    CHECK(refused == 1, "a malformed big segmented put is refused and answered (%d)", refused);
+    h_fini(&h);
+    unit_section("segmented writes beyond a slot, from the transport's buffer (decision 072)");
 }
 
 /* Sends that fail at once (a client gone): the server neither loops nor
@@ -115,9 +177,9 @@ static void test_refusals(void)
     /* 3 bytes: nobody to answer. */
     CHECK(!refusal(&h, &r, 3, NULL, 0, &rep, &why, &to) && h.s->stats.refusals_lost == 1,
           "3-byte header: dropped, counted");
-    /* More data than a slot. */
+    /* More data than a slot, where only writes may be (decision 072). */
     static char big[20000];
-    r = h_req(&h, 1, ARM_SRV_PUTSEG, 0, 0);
+    r = h_req(&h, 1, ARM_SRV_GETSEG, 0, 0);
     r.nseg = 1;
     CHECK(refusal(&h, &r, sizeof r, big, sizeof big, &rep, &why, &to) && to == 1 &&
           rep.req_id == r.req_id && rep.status == ARM_ERR_INVALID_ARG &&
@@ -251,6 +313,7 @@ int main(void)
     test_credits();
     test_failed_sends();
     test_refusals();
+    test_big_segwrite();
     test_sync_race();
     test_waiting_scale();
     return unit_finish("unit.server_flow");

@@ -46,7 +46,7 @@ static void locked_acc(const char *call, int type, const void *scale, const void
                               ARM_NET_AM_EAGER);
     } else {
         seg_builder_t b;
-        arm_rem_sb_init(&b, call, ARM_SRV_ACCSEG, type, scale, proc);
+        arm_rem_sb_init(&b, call, ARM_SRV_ACCSEG, type, scale, proc, p.seg_max);
         arm_rem_sb_add(&b, (char *)src, raddr, n);
         arm_rem_sb_done(&b, ARMADA_OP_ACC);
         return;

@@ -45,7 +45,7 @@ static void locked_put(const char *call, const void *src, const arm_slice_t *s, 
         /* Through forwarding servers: slot-size pieces, pipelined. */
         arm_rem_batch_send(call, 0);
         seg_builder_t b;
-        arm_rem_sb_init(&b, call, ARM_SRV_PUTSEG, 0, NULL, proc);
+        arm_rem_sb_init(&b, call, ARM_SRV_PUTSEG, 0, NULL, proc, p.seg_max);
         arm_rem_sb_add(&b, (char *)src, raddr, n);
         arm_rem_sb_done(&b, ARMADA_OP_PUT);
         return;

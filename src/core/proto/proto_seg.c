@@ -7,7 +7,18 @@
 #include <string.h>
 #include "core/remote_int.h"
 
-/* ---- segmented requests (accumulate, strided, vector) ------------------------------ */
+/* ---- segmented requests (accumulate, strided, vector) ------------------------------
+ * A request's table has at most a slot's worth of entries. Its data is a
+ * slot's worth with the table (the server reads both from one slot), or,
+ * over a stream to a node reached directly, up to b->cap bytes beside it
+ * (b->large: packed into op->big and sent eagerly; the server serves it
+ * from the transport's buffer, and a get's reply is unpacked from the
+ * transport's buffer; decision 072). */
+static char *data_buf(const seg_builder_t *b, rop_t *op)
+{
+    return b->large ? op->big : op->buf;
+}
+
 void arm_rem_sb_flush(seg_builder_t *b)
 {
     rop_t *op = b->cur;
@@ -29,9 +40,22 @@ void arm_rem_sb_flush(seg_builder_t *b)
         }
         return;
     }
-    arm_net_iov_t iov[2] = { { op->tab, tab_bytes }, { op->buf, op->data_len } };
+    arm_net_iov_t iov[2] = { { op->tab, tab_bytes }, { data_buf(b, op), op->data_len } };
     op->req.len = (uint32_t)(tab_bytes + op->data_len);
+    if (op->req.len > arm_rc.slot_size)
+        op->am_flags = ARM_NET_AM_EAGER;
     arm_rem_op_send(b->call, op, iov, 2, 0, 1);
+}
+
+/* Bytes the current request of b can still take. */
+static size_t room_of(const seg_builder_t *b, const rop_t *op)
+{
+    size_t slot = arm_rc.slot_size, tab = (size_t)(op->nseg + 1) * sizeof(arm_srv_seg_t);
+    if (tab > slot)
+        return 0;
+    if (b->kind == ARM_SRV_GETSEG || b->large)   /* table and data apart */
+        return b->cap > op->data_len ? b->cap - op->data_len : 0;
+    return tab + op->data_len < slot ? slot - tab - op->data_len : 0;
 }
 
 /* Adds one contiguous piece: local address, remote address at the server. */
@@ -46,13 +70,14 @@ void arm_rem_sb_add(seg_builder_t *b, char *local, uint64_t raddr, size_t len)
             op->req.target = b->proc;
             if (b->scale)
                 memcpy(op->req.scale, b->scale, arm_acc_scale_size(b->type));
+            /* Without memory for a larger buffer, a slot's worth. */
+            if (b->large && b->kind != ARM_SRV_GETSEG && !arm_rem_op_big(op, b->cap)) {
+                b->large = 0;
+                b->cap = arm_rc.slot_size;
+            }
         }
         rop_t *op = b->cur;
-        size_t used = (size_t)(op->nseg + 1) * sizeof(arm_srv_seg_t) + op->data_len;
-        size_t room = used < arm_rc.slot_size ? arm_rc.slot_size - used : 0;
-        if (b->kind == ARM_SRV_GETSEG)   /* table and reply data each fit a slot */
-            room = (size_t)(op->nseg + 1) * sizeof(arm_srv_seg_t) <= arm_rc.slot_size
-                       ? arm_rc.slot_size - op->data_len : 0;
+        size_t room = room_of(b, op);
         room -= room % b->elem;
         if (room == 0) {
             arm_rem_sb_flush(b);
@@ -64,7 +89,7 @@ void arm_rem_sb_add(seg_builder_t *b, char *local, uint64_t raddr, size_t len)
         if (b->kind == ARM_SRV_GETSEG)
             op->lptr[op->nseg] = local;
         else
-            memcpy(op->buf + op->data_len, local, take);
+            memcpy(data_buf(b, op) + op->data_len, local, take);
         op->nseg++;
         op->data_len += take;
         local += take;
@@ -74,7 +99,7 @@ void arm_rem_sb_add(seg_builder_t *b, char *local, uint64_t raddr, size_t len)
 }
 
 void arm_rem_sb_init(seg_builder_t *b, const char *call, int kind, int type,
-                    const void *scale, int proc)
+                    const void *scale, int proc, size_t seg_max)
 {
     memset(b, 0, sizeof *b);
     b->call = call;
@@ -84,6 +109,8 @@ void arm_rem_sb_init(seg_builder_t *b, const char *call, int kind, int type,
     b->type = type;
     b->scale = scale;
     b->elem = kind == ARM_SRV_ACCSEG ? arm_acc_elem_size(type) : 1;
+    b->large = seg_max > arm_rc.slot_size;
+    b->cap = b->large ? seg_max : arm_rc.slot_size;
     arm_rem_order_paths(b->node, 0);
 }
 

@@ -95,9 +95,8 @@ static arm_path_t chunk_path(arm_path_family_t fam, int op, size_t chunk, size_t
 {
     int node = arm_core.node_of[proc];
     int put = op == ARMADA_OP_PUTS || op == ARMADA_OP_PUTV;
-    if (!put && op != ARMADA_OP_GETS && op != ARMADA_OP_GETV)
-        return (arm_path_t){ ARM_PROTO_SEG, 0 };   /* accumulates: the server */
-    return arm_path_choose_chunks(fam, put, chunk, count, arm_rem_caps(node),
+    int acc = !put && op != ARMADA_OP_GETS && op != ARMADA_OP_GETV;
+    return arm_path_choose_chunks(fam, put, acc, chunk, count, arm_rem_caps(node),
                                   arm_rc.srv_dirty[node] || arm_rc.fencing[node], &arm_rc.ps);
 }
 
@@ -112,8 +111,8 @@ static void locked_strided(const char *call, int op, int type, const void *scale
     size_t nchunks = 1;
     for (int l = 1; l <= levels; l++)
         nchunks *= (size_t)count[l];
-    if (chunk_path(ARM_FAM_STRIDED, op, (size_t)count[0], nchunks, proc).proto ==
-        ARM_PROTO_RMA) {
+    arm_path_t path = chunk_path(ARM_FAM_STRIDED, op, (size_t)count[0], nchunks, proc);
+    if (path.proto == ARM_PROTO_RMA) {
         rma_pipe_t p;
         pipe_init(&p, call, s, proc, remote_is_src);
         strided_pipe_t x = { &p, remote_is_src ? dst : src,
@@ -125,7 +124,7 @@ static void locked_strided(const char *call, int op, int type, const void *scale
     seg_builder_t b;
     int kind = op == ARMADA_OP_GETS ? ARM_SRV_GETSEG
              : op == ARMADA_OP_PUTS ? ARM_SRV_PUTSEG : ARM_SRV_ACCSEG;
-    arm_rem_sb_init(&b, call, kind, type, scale, proc);
+    arm_rem_sb_init(&b, call, kind, type, scale, proc, path.seg_max);
     strided_remote_t x = { &b, remote_is_src ? dst : src,
                            s->raddr + ((uintptr_t)remote - s->base), remote_is_src };
     arm_strided_for_each(levels, count, src_stride, dst_stride, strided_piece, &x);
@@ -141,8 +140,9 @@ static void locked_vector(const char *call, int op, int type, const void *scale,
     int kind = op == ARMADA_OP_GETV ? ARM_SRV_GETSEG
              : op == ARMADA_OP_PUTV ? ARM_SRV_PUTSEG : ARM_SRV_ACCSEG;
     const char *arg = remote_is_src ? "iov.src_ptr_array" : "iov.dst_ptr_array";
-    if (n > 0 && chunk_path(ARM_FAM_VECTOR, op, bytes, (size_t)n, proc).proto ==
-        ARM_PROTO_RMA) {
+    arm_path_t path = n > 0 ? chunk_path(ARM_FAM_VECTOR, op, bytes, (size_t)n, proc)
+                            : (arm_path_t){ ARM_PROTO_SEG, 0, 0 };
+    if (path.proto == ARM_PROTO_RMA) {
         /* One pipeline per allocation the segments fall in: a run of
          * segments in one allocation shares its remote key. */
         rma_pipe_t p;
@@ -163,7 +163,7 @@ static void locked_vector(const char *call, int op, int type, const void *scale,
         return;
     }
     seg_builder_t b;
-    arm_rem_sb_init(&b, call, kind, type, scale, proc);
+    arm_rem_sb_init(&b, call, kind, type, scale, proc, path.seg_max);
     for (int i = 0; i < n; i++) {
         const void *rp = remote_is_src ? src[i] : dst[i];
         arm_slice_t *s = arm_reg_translate(call, arg, proc, rp, bytes);
