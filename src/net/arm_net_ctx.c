@@ -94,6 +94,26 @@ static int tl_is(const char *tl, size_t n, const char *const *names)
     return 0;
 }
 
+/* The kinds of transport a context offers (self aside). */
+enum { TL_TCP = 1, TL_SHM = 2, TL_RDMA = 4 };
+static unsigned tl_kinds(ucp_context_h ctx)
+{
+    static const char *const shm_tls[] = { "posix", "sysv", "cma", "knem", "xpmem", NULL };
+    static const char *const self_tl[] = { "self", NULL };
+    static const char *const tcp_tl[] = { "tcp", NULL };
+    char res[2048];
+    unsigned k = 0;
+    if (resources_of(ctx, res, sizeof res) <= 0)
+        return 0;
+    char *save = NULL;
+    for (char *r = strtok_r(res, " ", &save); r; r = strtok_r(NULL, " ", &save)) {
+        size_t n = strcspn(r, "/");
+        k |= tl_is(r, n, tcp_tl) ? TL_TCP : tl_is(r, n, shm_tls) ? TL_SHM
+           : tl_is(r, n, self_tl) ? 0u : TL_RDMA;
+    }
+    return k;
+}
+
 /* The context offers TCP and, besides self, nothing else: no shared-memory
  * and no RDMA transport. Endpoints are then made in UCX's peer-failure mode
  * (decision 071): their lanes are TCP either way, and in the default mode a
@@ -103,43 +123,13 @@ static int tl_is(const char *tl, size_t n, const char *const *names)
  * mode drops UCX's shared-memory transports between virtual nodes. */
 static int tcp_only(ucp_context_h ctx)
 {
-    static const char *const self_tl[] = { "self", NULL };
-    static const char *const tcp_tl[] = { "tcp", NULL };
-    char res[2048];
-    int tcp = 0, other = 0;
-    if (resources_of(ctx, res, sizeof res) <= 0)
-        return 0;
-    char *save = NULL;
-    for (char *r = strtok_r(res, " ", &save); r; r = strtok_r(NULL, " ", &save)) {
-        size_t n = strcspn(r, "/");
-        if (tl_is(r, n, tcp_tl))
-            tcp = 1;
-        else if (!tl_is(r, n, self_tl))
-            other = 1;
-    }
-    return tcp && !other;
+    return tl_kinds(ctx) == TL_TCP;
 }
 
 int arm_net_predict_stream(arm_net_t *net, int other_hosts)
 {
-    static const char *const shm_tls[] = { "posix", "sysv", "cma", "knem", "xpmem", NULL };
-    static const char *const self_tl[] = { "self", NULL };
-    static const char *const tcp_tl[] = { "tcp", NULL };
-    char res[2048];
-    int shm = 0, rdma = 0, tcp = 0;
-    if (resources_of(net->ctx, res, sizeof res) <= 0)
-        return 0;
-    char *save = NULL;
-    for (char *r = strtok_r(res, " ", &save); r; r = strtok_r(NULL, " ", &save)) {
-        size_t n = strcspn(r, "/");
-        if (tl_is(r, n, tcp_tl))
-            tcp = 1;
-        else if (tl_is(r, n, shm_tls))
-            shm = 1;
-        else if (!tl_is(r, n, self_tl))
-            rdma = 1;
-    }
-    return tcp && !rdma && (other_hosts || !shm);
+    unsigned k = tl_kinds(net->ctx);
+    return (k & TL_TCP) && !(k & TL_RDMA) && (other_hosts || !(k & TL_SHM));
 }
 
 int arm_net_may_amo_native(arm_net_t *net)
