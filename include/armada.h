@@ -85,6 +85,9 @@ typedef struct armada_stats {
                                         host done by memcpy on their mapped
                                         segment (ARMADA_VNODE_MAP), since
                                         ARMCI_Init                          */
+    uint64_t server_packed_replies;  /* segmented get answers its server
+                                        packed into one buffer
+                                        (ARMADA_REPLY_PACK_BELOW)           */
 } armada_stats_t;
 
 /* Copies this process's counters into *out. Returns 0, or -1 when ARMCI is

@@ -40,6 +40,8 @@ void arm_path_settings_init(arm_path_settings_t *s, size_t slot_size, size_t bat
     size_t room = slot_size > batch_ent + 8 ? (slot_size - batch_ent) & ~(size_t)7 : 0;
     s->batch_max_op = min_size((size_t)arm_config.batch_max_op, room);
     s->copy_put_max = min_size((size_t)arm_config.copy_put_max, slot_size);
+    s->batch_stream_op = min_size(s->copy_put_max > s->batch_max_op ? s->copy_put_max
+                                                                     : s->batch_max_op, room);
     s->strided_rma_min = (size_t)arm_config.strided_rma_min;
     s->seg_stream_max = min_size(min_size((size_t)arm_config.seg_stream_max,
                                           (size_t)arm_config.eager_write_max),
@@ -93,11 +95,24 @@ static arm_path_t seg_path(unsigned caps, const arm_path_settings_t *s)
     return r;
 }
 
+/* Aggregated: up to batch_max_op, in batches of a slot. To a node reached
+ * directly over a stream a batch holds up to seg_stream_max, and a
+ * non-blocking put or accumulate that would be copied into a request of its
+ * own (up to batch_stream_op) joins it too: one request where each copy
+ * cost one (decision 073). A blocking one of that size still leaves at
+ * once, so that a write followed by computation is acknowledged before the
+ * fence (decision 058). */
 static arm_path_t write_path(arm_path_family_t fam, size_t n, unsigned caps,
                              const arm_path_settings_t *s)
 {
-    if (s->aggregate && n <= s->batch_max_op)
-        return path(ARM_PROTO_BATCH, 0);
+    arm_path_t seg = seg_path(caps, s);
+    size_t bmax = seg.seg_max && (caps & ARM_PATH_CAP_NB) ? s->batch_stream_op
+                                                           : s->batch_max_op;
+    if (s->aggregate && n <= bmax) {
+        arm_path_t b = path(ARM_PROTO_BATCH, 0);
+        b.seg_max = seg.seg_max;
+        return b;
+    }
     if (fam == ARM_FAM_PUT) {
         if (n <= s->copy_put_max)
             return path(ARM_PROTO_COPY, 0);

@@ -53,10 +53,14 @@ enum {
                                            made (ARMADA_CONNECT=edges):
                                            everything goes to the servers,
                                            forced paths included          */
-    ARM_PATH_CAP_ALLOC_AMO  = 1u << 10  /* not the node's: the operation's
+    ARM_PATH_CAP_ALLOC_AMO  = 1u << 10, /* not the node's: the operation's
                                            allocation is marked for
                                            transport atomics (decision 061,
                                            never under CONNECT=edges)     */
+    ARM_PATH_CAP_NB         = 1u << 11  /* not the node's: the call is
+                                           non-blocking (ARMCI_Nb*), so
+                                           more calls are likely before its
+                                           wait (decision 073)            */
 };
 
 /* Values of ARMADA_RMA_PATH and ARMADA_AMO_PATH (their choices in order). */
@@ -75,6 +79,10 @@ typedef struct arm_path_settings {
     size_t zcopy_min;
     size_t batch_max_op;           /* <= what one batch entry in a slot holds */
     size_t copy_put_max;           /* <= slot_size                            */
+    size_t batch_stream_op;        /* over a stream, non-blocking puts and
+                                      accumulates up to this join the batch:
+                                      COPY_PUT_MAX, within a slot's batch
+                                      entry (decision 073)                   */
     size_t eager_write_max;
     size_t strided_rma_min;        /* ARMADA_STRIDED_RMA_MIN                  */
     size_t seg_stream_max;         /* ARMADA_SEG_STREAM_MAX, bounded by the

@@ -189,7 +189,9 @@ static arm_status_t start_server(arm_core_t *c, int server_yield_after)
         .acc_stride = ARM_CTL_ACC_STRIDE,
         .slots = slots, .slot_size = arm_rc.slot_size, .progress = (int)arm_config.progress,
         .poll_spins = (int)arm_config.poll_spins, .yield_after = server_yield_after,
-        .reply_eager_max = reply_eager, .topo = arm_rc.topo_on ? &arm_rc.topo : NULL,
+        .reply_eager_max = reply_eager,
+        .reply_pack_below = (size_t)arm_config.reply_pack_below,
+        .topo = arm_rc.topo_on ? &arm_rc.topo : NULL,
         .node_of = c->node_of, .edge_slots = (int)arm_config.edge_slots,
         .combine = (int)arm_config.combine, .split = (int)arm_config.split_replies,
         .bound_replies = arm_config.connect == ARM_CONNECT_EDGES,
@@ -409,6 +411,7 @@ void arm_remote_finalize(arm_core_t *c)
         c->stats.server_split_sent = ss.split_sent;
         c->stats.server_split_replies = ss.split_replies;
         c->stats.server_relayed = ss.relayed;
+        c->stats.server_packed_replies = ss.packed_replies;
         c->stats.server_cpu_ns = ss.cpu_ns;
         if (arm_config.stats)
             print_edges(c);

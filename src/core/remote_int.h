@@ -106,6 +106,8 @@ typedef struct arm_remote_ctx {
     rop_t *batch;               /* small puts/accs held for one node        */
     int batch_node;
     size_t batch_used;
+    size_t batch_cap;           /* its capacity: a slot, or over a stream the
+                                   path's seg_max (op->big; decision 073)   */
     rop_t ops[OP_POOL];
     int free_ops[OP_POOL], nfree;
     uint64_t gen;
@@ -230,7 +232,7 @@ static inline unsigned arm_rem_caps(int node)
 
 static inline arm_path_t arm_rem_path(arm_path_family_t fam, size_t n, int node)
 {
-    return arm_path_choose(fam, n, arm_rem_caps(node),
+    return arm_path_choose(fam, n, arm_rem_caps(node) | (arm_rem_nb_cur ? ARM_PATH_CAP_NB : 0u),
                            arm_rc.srv_dirty[node] || arm_rc.fencing[node], &arm_rc.ps);
 }
 
@@ -272,7 +274,7 @@ void arm_rem_nb_attach(const char *call, rop_t *op);
 /* remote_batch.c */
 void arm_rem_batch_send(const char *call, int with_fence);
 void arm_rem_batch_add(const char *call, int kind, int type, const void *scale,
-                       const void *src, size_t n, uint64_t raddr, int proc);
+                       const void *src, size_t n, uint64_t raddr, int proc, size_t cap);
 
 /* remote_reply.c */
 arm_status_t arm_rem_on_reply(void *arg, const arm_net_am_msg_t *msg);

@@ -42,6 +42,8 @@ typedef struct arm_server_params {
                                      between polls                             */
     size_t reply_eager_max;       /* replies with up to this many data bytes go
                                      eagerly (0: UCX's threshold decides)      */
+    size_t reply_pack_below;      /* a reply of several pieces averaging fewer
+                                     bytes is packed into one buffer (0: never) */
     /* The virtual topology (NULL: every node reaches every other directly,
      * each server keeps slots for every process). With one, a server keeps
      * slots for the processes of its own and its neighbour nodes, and
@@ -111,6 +113,7 @@ typedef struct arm_server_stats {
     uint64_t split_replies;       /* origins answered here for another target  */
     uint64_t relayed;             /* answers sent on toward a client's first hop
                                      (bound_replies)                           */
+    uint64_t packed_replies;      /* segmented answers packed into one buffer  */
     uint64_t cpu_ns;              /* processor time of the server thread       */
 } arm_server_stats_t;
 

@@ -129,10 +129,11 @@ arm_status_t srv_on_request(void *arg, const arm_net_am_msg_t *msg)
                       "%s for rank %d cannot be forwarded: %s", srv_handler_of(op)->name,
                       req.target, nofwd);
     /* A put or accumulate bigger than a slot is one request (decision 013);
-     * so is an eager segmented write over a stream (decision 072), served
-     * like the accumulate from the transport's buffer. */
+     * so is an eager segmented write or batch over a stream (decisions 072,
+     * 073), served like the accumulate from the transport's buffer. */
     int big_put = op == ARM_SRV_PUT && (msg->rndv || msg->data_len > s->p.slot_size);
-    int big_acc = (op == ARM_SRV_ACC || op == ARM_SRV_PUTSEG || op == ARM_SRV_ACCSEG) &&
+    int big_acc = (op == ARM_SRV_ACC || op == ARM_SRV_PUTSEG || op == ARM_SRV_ACCSEG ||
+                   op == ARM_SRV_BATCH) &&
                   !msg->rndv && msg->data_len > s->p.slot_size;
     if (msg->data_len > s->p.slot_size && !big_put && !big_acc)
         return refuse(s, &req, credited, ARM_ERR_INVALID_ARG,

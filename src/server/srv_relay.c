@@ -84,6 +84,61 @@ static arm_status_t relay_send(srv_relay_t *r, int rank, uint32_t rep_len, uint3
     return st == ARM_INPROGRESS ? ARM_OK : st;
 }
 
+/* A reply packed into one buffer: UCX sends a gather list of many small
+ * pieces as many small sends (zero-copy takes a few entries per fragment),
+ * so a segmented get of small pieces is copied once here and goes as one
+ * piece (decision 073). The caller's record (its header, its completion)
+ * stays busy until the packed reply is sent. */
+typedef struct srv_pack {
+    arm_net_comp_t comp;
+    arm_net_comp_t *orig;
+    arm_net_iov_t iov;
+    char data[];
+} srv_pack_t;
+
+static void pack_sent(arm_net_comp_t *c)
+{
+    srv_pack_t *pk = c->arg;
+    arm_net_comp_t *orig = pk->orig;
+    orig->status = c->status;
+    free(pk);
+    if (orig->cb)
+        orig->cb(orig);
+}
+
+static int pack_wanted(const struct arm_server *s, const arm_net_iov_t *iov, size_t iovcnt,
+                       size_t *bytes)
+{
+    if (iovcnt < 2 || !s->p.reply_pack_below)
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < iovcnt; i++)
+        n += iov[i].len;
+    *bytes = n;
+    return n < iovcnt * s->p.reply_pack_below;
+}
+
+static arm_status_t send_straight(struct arm_server *s, int rank, const void *hdr,
+                                  size_t hdr_len, const arm_net_iov_t *iov, size_t iovcnt,
+                                  unsigned flags, arm_net_comp_t *comp)
+{
+    size_t bytes;
+    srv_pack_t *pk = pack_wanted(s, iov, iovcnt, &bytes) ? malloc(sizeof *pk + bytes) : NULL;
+    if (!pk)   /* not wanted, or no memory: the gather list serves */
+        return s->x->send_reply(s->xctx, rank, hdr, hdr_len, iov, iovcnt, flags, comp);
+    for (size_t i = 0, at = 0; i < iovcnt; at += iov[i].len, i++)
+        memcpy(pk->data + at, iov[i].buf, iov[i].len);
+    pk->orig = comp;
+    pk->iov = (arm_net_iov_t){ pk->data, bytes };
+    s->stats.packed_replies++;
+    arm_net_comp_init(&pk->comp, pack_sent, pk);
+    arm_status_t st = s->x->send_reply(s->xctx, rank, hdr, hdr_len, &pk->iov, 1, flags,
+                                       &pk->comp);
+    if (st != ARM_INPROGRESS)
+        free(pk);
+    return st;
+}
+
 arm_status_t srv_reply(struct arm_server *s, int rank, const void *hdr, size_t hdr_len,
                        const arm_net_iov_t *iov, size_t iovcnt, unsigned flags,
                        arm_net_comp_t *comp)
@@ -95,7 +150,7 @@ arm_status_t srv_reply(struct arm_server *s, int rank, const void *hdr, size_t h
     if (!s->p.topo || rank < 0 || rank >= s->p.nproc ||
         back_hop(s, s->p.node_of[rank]) == s->p.node_of[rank] ||
         (!s->p.bound_replies && (!s->x->reachable || s->x->reachable(s->xctx, rank))))
-        return s->x->send_reply(s->xctx, rank, hdr, hdr_len, iov, iovcnt, flags, comp);
+        return send_straight(s, rank, hdr, hdr_len, iov, iovcnt, flags, comp);
     /* The answer is copied: the caller's record is free again at once. */
     size_t len = hdr_len;
     for (size_t i = 0; i < iovcnt; i++)

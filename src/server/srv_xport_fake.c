@@ -69,6 +69,7 @@ static arm_status_t record(srv_fake_t *f, int to, int is_request, const void *hd
     memcpy(m->hdr, hdr, hdr_len);
     m->hdr_len = hdr_len;
     m->flags = flags;
+    m->iovcnt = iovcnt;
     for (size_t i = 0; i < iovcnt; i++)
         m->len += iov[i].len;
     m->data = malloc(m->len + 1);

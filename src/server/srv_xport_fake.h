@@ -24,6 +24,7 @@ typedef struct srv_fake_sent {
     size_t         hdr_len;
     char          *data;        /* the gathered payload, copied at the send  */
     size_t         len;
+    size_t         iovcnt;      /* pieces the payload was handed over in     */
     unsigned       flags;
     arm_net_comp_t *comp;       /* while not complete                        */
 } srv_fake_sent_t;

@@ -54,6 +54,10 @@
     X(reply_eager_max, "REPLY_EAGER_MAX", SIZE, "256k", NULL, TRANSPORT, \
       "Over a stream transport (TCP), servers send get replies up to this size eagerly " \
       "(decision 012); 0: the transport's own choice.") \
+    X(reply_pack_below, "REPLY_PACK_BELOW", SIZE, "8k", NULL, TRANSPORT, \
+      "A server packs a segmented get's reply (strided, vector) into one buffer when its " \
+      "pieces average fewer than this many bytes, instead of sending them as a gather " \
+      "list, which UCX splits into many small sends (decision 073); 0: never.") \
     X(yield_us, "YIELD_US", INT, "100", NULL, TRANSPORT, \
       "A process waiting for a remote operation or in ARMCI_Barrier, after its polls, " \
       "yields the CPU for up to this many microseconds before it sleeps (0: sleeps at " \

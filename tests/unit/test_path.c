@@ -15,6 +15,7 @@ enum {
     NATIVE = ARM_PATH_CAP_RMA_NATIVE | ARM_PATH_CAP_AMO_NATIVE | ARM_PATH_CAP_RMA_ZCOPY,
     CMA = ARM_PATH_CAP_RMA_ZCOPY,
     TCP = ARM_PATH_CAP_STREAM,
+    NB = ARM_PATH_CAP_NB,
     NONE = 0
 };
 
@@ -89,6 +90,13 @@ static void test_nodes(void)
     EXPECT(ARM_FAM_ACC, 65536, CMA, 0, ARM_PROTO_SEG);
     /* Stream (TCP): eager writes to 256 KiB, accumulate one eager request. */
     EXPECT(ARM_FAM_PUT, 3000, TCP, 0, ARM_PROTO_COPY);
+    EXPECT(ARM_FAM_PUT, 3000, TCP | NB, 0, ARM_PROTO_BATCH);
+    EXPECT(ARM_FAM_PUT, 4096, TCP | NB, 1, ARM_PROTO_BATCH);
+    EXPECT(ARM_FAM_PUT, 4097, TCP | NB, 0, ARM_PROTO_WHOLE);
+    EXPECT(ARM_FAM_ACC, 4096, TCP | NB, 0, ARM_PROTO_BATCH);
+    EXPECT(ARM_FAM_ACC, 4096, TCP, 0, ARM_PROTO_COPY);
+    EXPECT(ARM_FAM_PUT, 3000, TCP | NB | ARM_PATH_CAP_FORWARDED, 0, ARM_PROTO_COPY);
+    EXPECT(ARM_FAM_PUT, 3000, CMA | NB, 0, ARM_PROTO_RMA);
     EXPECT(ARM_FAM_GET, 4096, TCP, 0, ARM_PROTO_RMA);
     EXPECT(ARM_FAM_GET, 4097, TCP, 0, ARM_PROTO_SERVER);
     EXPECT(ARM_FAM_GET, 1 << 20, TCP, 0, ARM_PROTO_SERVER);
@@ -256,6 +264,30 @@ static void test_seg_stream(void)
     arm_path_t p = arm_path_choose(ARM_FAM_ACC, 300000, TCP, 0, &S);
     CHECK(p.proto == ARM_PROTO_SEG && p.seg_max == 262144, "contiguous 300 kB accumulate: "
           "%s of %zu", arm_proto_name(p.proto), p.seg_max);
+    /* Batches: SEG_STREAM_MAX over a stream, puts and accumulates up to
+     * COPY_PUT_MAX in them (decision 073); a slot's worth elsewhere. */
+    CHECK(S.batch_stream_op == 4096, "batch_stream_op %zu", S.batch_stream_op);
+    static const int fams[2] = { ARM_FAM_PUT, ARM_FAM_ACC };
+    for (int i = 0; i < 2; i++) {
+        int f = fams[i];
+        p = arm_path_choose((arm_path_family_t)f, 4096, TCP | NB, 1, &S);
+        CHECK(p.proto == ARM_PROTO_BATCH && p.seg_max == 262144, "family %d, 4 KiB over a "
+              "stream: %s of %zu", f, arm_proto_name(p.proto), p.seg_max);
+        p = arm_path_choose((arm_path_family_t)f, 8, TCP, 1, &S);
+        CHECK(p.proto == ARM_PROTO_BATCH && p.seg_max == 262144, "family %d, 8 B blocking "
+              "over a stream: %s of %zu", f, arm_proto_name(p.proto), p.seg_max);
+        p = arm_path_choose((arm_path_family_t)f, 8, TCP | FWD, 1, &S);
+        CHECK(p.proto == ARM_PROTO_BATCH && p.seg_max == 0, "family %d, 8 B forwarded: %s of "
+              "%zu", f, arm_proto_name(p.proto), p.seg_max);
+        p = arm_path_choose((arm_path_family_t)f, 8, NATIVE, 1, &S);
+        CHECK(f == ARM_FAM_PUT || (p.proto == ARM_PROTO_BATCH && p.seg_max == 0),
+              "family %d, 8 B native: %s of %zu", f, arm_proto_name(p.proto), p.seg_max);
+    }
+    arm_config.copy_put_max = 65536;
+    arm_path_settings_init(&S, 2048, ENT);
+    CHECK(S.batch_stream_op + ENT <= 2048 && S.batch_stream_op >= S.batch_max_op,
+          "batch_stream_op %zu fits a 2 KiB slot's entry", S.batch_stream_op);
+    defaults(16384);
     p = arm_path_choose(ARM_FAM_PUT, 65536, TCP | FWD, 0, &S);
     CHECK(p.proto == ARM_PROTO_SEG && p.seg_max == 0, "forwarded 64 KiB put: %s of %zu",
           arm_proto_name(p.proto), p.seg_max);

@@ -106,6 +106,45 @@ static void test_big_segwrite(void)
     }
     CHECK(ok && h.s->stats.refused == 0, "two %zu-byte segmented accumulates add up",
           sizeof acc);
+    /* A batch of 4 KiB puts and accumulates beyond a slot (decision 073):
+     * admitted eagerly, every entry applied. */
+    enum { NE = 9, EL = 4096 };
+    static unsigned char bat[NE * (sizeof(arm_srv_batch_ent_t) + EL)];
+    size_t at = 0;
+    for (int i = 0; i < NE; i++) {
+        arm_srv_batch_ent_t e;
+        memset(&e, 0, sizeof e);
+        e.op = i % 3 == 2 ? ARM_SRV_ACC : ARM_SRV_PUT;
+        e.type = ARM_ACC_LNG;
+        long one = 1;
+        memcpy(e.scale, &one, sizeof one);
+        e.target = 1;
+        e.len = EL;
+        e.raddr = h_addr(&h, 300000 + (size_t)(i % 3 == 2 ? i - 1 : i) * EL);
+        memcpy(bat + at, &e, sizeof e);
+        at += sizeof e;
+        for (int j = 0; j < EL / 8; j++) {
+            long v = i * 100000 + j;
+            memcpy(bat + at + (size_t)j * 8, &v, 8);
+        }
+        at += EL;
+    }
+    r = h_req(&h, 1, ARM_SRV_BATCH, 0, (uint32_t)at);
+    r.nseg = NE;
+    h_send(&h, &r, bat, at, 0);
+    h_drain_replies(&h);
+    /* Entries 3k and 3k+1 put blocks 3k and 3k+1; entry 3k+2 adds to block
+     * 3k+1. */
+    ok = at > SLOT && h.s->stats.refused == 0;
+    for (int i = 0; i < NE; i++)
+        for (int j = 0; i % 3 != 2 && j < EL / 8; j++) {
+            long v, want = (long)i * 100000 + j;
+            if (i % 3 == 1)
+                want += (long)(i + 1) * 100000 + j;
+            memcpy(&v, h.mem + 300000 + (size_t)i * EL + (size_t)j * 8, 8);
+            ok &= v == want;
+        }
+    CHECK(ok, "a %zu-byte batch of puts and accumulates is applied whole", at);
     /* Data that does not match its table: refused, answered. */
     r = h_req(&h, 1, ARM_SRV_PUTSEG, 0, 0);
     r.nseg = 1;
@@ -117,6 +156,54 @@ static void test_big_segwrite(void)
     CHECK(refused == 1, "a malformed big segmented put is refused and answered (%d)", refused);
     h_fini(&h);
     unit_section("segmented writes beyond a slot, from the transport's buffer (decision 072)");
+}
+
+/* A segmented get of small pieces is answered as one packed piece, and
+ * its slot stays taken until that reply is sent (decision 073); pieces at
+ * or above the average bound still go as a gather list. */
+static void test_packed_getseg(void)
+{
+    harness_t h;
+    h_init(&h, 4, 4, SLOT, MEM);
+    h.s->p.reply_pack_below = 256;
+    for (size_t i = 0; i < MEM; i++)
+        h.mem[i] = (char)(i * 13 + 1);
+    enum { N = 100, LEN = 40, STRIDE = 97 };
+    arm_srv_seg_t tab[N];
+    for (int i = 0; i < N; i++)
+        tab[i] = (arm_srv_seg_t){ h_addr(&h, 500 + (size_t)i * STRIDE), LEN };
+    h.f.send_mode = SRV_FAKE_SEND_HOLD;
+    arm_srv_req_t r = h_req(&h, 2, ARM_SRV_GETSEG, 0, 0);
+    r.nseg = N;
+    h_send(&h, &r, tab, sizeof tab, 0);
+    srv_fake_sent_t *m = h.f.nsent ? &h.f.sent[h.f.nsent - 1] : NULL;
+    int ok = m && m->len == (size_t)N * LEN && m->iovcnt == 1;
+    for (int i = 0; ok && i < N; i++)
+        for (int j = 0; j < LEN; j++)
+            ok &= m->data[i * LEN + j] == h.mem[500 + (size_t)i * STRIDE + (size_t)j];
+    CHECK(ok && h.s->stats.packed_replies == 1,
+          "%d pieces of %d B come back as one packed piece, in order (%zu pieces)", N, LEN,
+          m ? m->iovcnt : 0);
+    CHECK(h.s->clients[2]->nfree == 3, "its slot is held while the reply is sent (%d free)",
+          h.s->clients[2]->nfree);
+    srv_fake_complete(&h.f, h.f.nsent);
+    srv_progress(h.s);
+    CHECK(h.s->clients[2]->nfree == 4, "and freed once it is (%d free)",
+          h.s->clients[2]->nfree);
+    h.f.send_mode = SRV_FAKE_SEND_NOW;
+    /* Pieces of 300 B (above the 256 B bound): a gather list. */
+    for (int i = 0; i < 4; i++)
+        tab[i] = (arm_srv_seg_t){ h_addr(&h, 20000 + (size_t)i * 1000), 300 };
+    r = h_req(&h, 2, ARM_SRV_GETSEG, 0, 0);
+    r.nseg = 4;
+    h_send(&h, &r, tab, 4 * sizeof tab[0], 0);
+    m = &h.f.sent[h.f.nsent - 1];
+    CHECK(m->iovcnt == 4 && m->len == 1200 && memcmp(m->data, h.mem + 20000, 300) == 0 &&
+              h.s->stats.packed_replies == 1,
+          "larger pieces go as a gather list (%zu pieces)", m->iovcnt);
+    h_drain_replies(&h);
+    h_fini(&h);
+    unit_section("segmented gets of small pieces answered packed (decision 073)");
 }
 
 /* Sends that fail at once (a client gone): the server neither loops nor
@@ -314,6 +401,7 @@ int main(void)
     test_failed_sends();
     test_refusals();
     test_big_segwrite();
+    test_packed_getseg();
     test_sync_race();
     test_waiting_scale();
     return unit_finish("unit.server_flow");

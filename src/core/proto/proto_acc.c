@@ -28,7 +28,7 @@ static void locked_acc(const char *call, int type, const void *scale, const void
     }
     arm_rem_order_paths(node, 0);
     if (p.proto == ARM_PROTO_BATCH) {
-        arm_rem_batch_add(call, ARM_SRV_ACC, type, scale, src, n, raddr, proc);
+        arm_rem_batch_add(call, ARM_SRV_ACC, type, scale, src, n, raddr, proc, p.seg_max);
         COUNT(ARMADA_OP_ACC, ARMADA_PATH_SERVER, n);
         return;
     }

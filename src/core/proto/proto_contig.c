@@ -29,7 +29,7 @@ static void locked_put(const char *call, const void *src, const arm_slice_t *s, 
         return;
     }
     case ARM_PROTO_BATCH:
-        arm_rem_batch_add(call, ARM_SRV_PUT, 0, NULL, src, n, raddr, proc);
+        arm_rem_batch_add(call, ARM_SRV_PUT, 0, NULL, src, n, raddr, proc, p.seg_max);
         COUNT(ARMADA_OP_PUT, ARMADA_PATH_SERVER, n);
         return;
     case ARM_PROTO_COPY: {
