@@ -1,6 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "arm_build_config.h"
 #if ARMADA_HAVE_UCX
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/remote_int.h"
@@ -23,8 +25,258 @@ static char *batch_buf(rop_t *op)
     return arm_rc.batch_cap > arm_rc.slot_size ? op->big : op->buf;
 }
 
+/* ---- per-thread batches (decision 075) ---------------------------------------------
+ * Under MPI_THREAD_MULTIPLE each thread aggregates into a batch of its own
+ * shard (threads beyond TB_SHARDS share), guarded by the shard's mutex. A
+ * write that joins the shard's open batch takes only that mutex
+ * (arm_rem_batch_fast), so threads writing to other nodes do not meet on
+ * the client lock. Opening, sending and flushing a batch happen under the
+ * client lock, which is taken before a shard's mutex, never after it. Any
+ * call that sends the process's batches (arm_rem_batch_send: another kind
+ * of operation, a get, a free) sends every shard's, and a fence those of
+ * its node, so the process-wide meaning of aggregation is unchanged. */
+#define TB_SHARDS 8
+
+typedef struct tbatch {
+    _Alignas(64) pthread_mutex_t m;
+    rop_t *op;                    /* open batch, or NULL                     */
+    char *buf;                    /* its buffer, and its count of entries:
+                                     kept here, so that appending touches only
+                                     the shard's lines, not the request pool's
+                                     (which other threads write)            */
+    int node, nseg;
+    size_t used, cap;
+} tbatch_t;
+
+static tbatch_t tb[TB_SHARDS];
+static int tb_on;                 /* shards in use (MPI_THREAD_MULTIPLE)     */
+static int tb_live;               /* shards with an open batch (atomic)      */
+static unsigned tb_owned;         /* shards owned by a live thread (atomic)  */
+static unsigned tb_next;          /* the next shard shared, when all are owned */
+static pthread_key_t tb_key;      /* its destructor gives a shard back       */
+static _Thread_local int tb_idx;  /* this thread's shard + 1                 */
+
+/* A thread keeps its shard for its life and gives it back when it ends, so
+ * that threads made and ended in turn do not pile onto one shard. Beyond
+ * TB_SHARDS live threads they share, in turn. */
+static void tb_give_back(void *v)
+{
+    unsigned i = (unsigned)(uintptr_t)v - 1;
+    __atomic_fetch_and(&tb_owned, ~(1u << i), __ATOMIC_RELEASE);
+}
+
+static tbatch_t *my_tb(void)
+{
+    if (tb_idx)
+        return &tb[tb_idx - 1];
+    unsigned owned = __atomic_load_n(&tb_owned, __ATOMIC_ACQUIRE);
+    int i;
+    for (;;) {
+        for (i = 0; i < TB_SHARDS && (owned >> i & 1u); i++)
+            ;
+        if (i == TB_SHARDS) {
+            i = (int)(__atomic_fetch_add(&tb_next, 1, __ATOMIC_RELAXED) % TB_SHARDS);
+            break;
+        }
+        if (__atomic_compare_exchange_n(&tb_owned, &owned, owned | 1u << i, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            pthread_setspecific(tb_key, (void *)(uintptr_t)(i + 1));
+            break;
+        }
+    }
+    tb_idx = i + 1;
+    return &tb[i];
+}
+
+void arm_rem_tb_init(void)
+{
+    for (int i = 0; i < TB_SHARDS; i++) {
+        pthread_mutex_init(&tb[i].m, NULL);
+        tb[i].op = NULL;
+    }
+    tb_live = 0;
+    tb_owned = 0;
+    tb_idx = 0;
+    pthread_key_create(&tb_key, tb_give_back);
+    tb_on = 1;
+}
+
+void arm_rem_tb_fini(void)
+{
+    if (!tb_on)
+        return;
+    tb_on = 0;
+    pthread_key_delete(tb_key);
+    for (int i = 0; i < TB_SHARDS; i++)
+        pthread_mutex_destroy(&tb[i].m);
+}
+
+/* Sends a batch taken off its shard; under the client lock. */
+static void tb_send(const char *call, rop_t *op, char *buf, int nseg, size_t used)
+{
+    op->req.op = ARM_SRV_BATCH;
+    op->req.sub = 0;
+    op->req.len = (uint32_t)used;
+    op->nseg = nseg;
+    op->req.nseg = (uint16_t)nseg;
+    arm_net_iov_t iov = { buf, used };
+    if (used > arm_rc.slot_size)
+        op->am_flags = ARM_NET_AM_EAGER;
+    int node = op->node;
+    arm_rc.unsent[node]++;
+    arm_rem_op_send(call, op, &iov, 1, 0, 1);
+    arm_rc.unsent[node]--;
+}
+
+/* Sends the open batches of node (every node: -1); under the client lock.
+ * Returns how many were sent. */
+int arm_rem_tb_flush(const char *call, int node)
+{
+    int sent = 0;
+    for (int i = 0; tb_on && i < TB_SHARDS && __atomic_load_n(&tb_live, __ATOMIC_ACQUIRE); i++) {
+        tbatch_t *sh = &tb[i];
+        pthread_mutex_lock(&sh->m);
+        rop_t *op = sh->op && (node < 0 || sh->node == node) ? sh->op : NULL;
+        char *buf = sh->buf;
+        int nseg = sh->nseg;
+        size_t used = sh->used;
+        if (op)
+            sh->op = NULL;
+        pthread_mutex_unlock(&sh->m);
+        if (!op)
+            continue;
+        __atomic_sub_fetch(&tb_live, 1, __ATOMIC_RELEASE);
+        tb_send(call, op, buf, nseg, used);
+        sent++;
+    }
+    return sent;
+}
+
+/* Whether some shard holds an open batch for node; under the client lock. */
+int arm_rem_tb_holds(int node)
+{
+    int held = 0;
+    for (int i = 0; tb_on && !held && i < TB_SHARDS && __atomic_load_n(&tb_live, __ATOMIC_ACQUIRE);
+         i++) {
+        pthread_mutex_lock(&tb[i].m);
+        held = tb[i].op && tb[i].node == node;
+        pthread_mutex_unlock(&tb[i].m);
+    }
+    return held;
+}
+
+static void tb_append(tbatch_t *sh, int kind, int type, const void *scale, const void *src,
+                      size_t n, uint64_t raddr, int proc, size_t need)
+{
+    arm_srv_batch_ent_t e;
+    memset(&e, 0, sizeof e);
+    e.op = (uint8_t)kind;
+    e.type = (uint8_t)type;
+    e.target = proc;
+    e.len = (uint32_t)n;
+    e.raddr = raddr;
+    if (scale)
+        memcpy(e.scale, scale, arm_acc_scale_size(type));
+    memcpy(sh->buf + sh->used, &e, sizeof e);
+    memcpy(sh->buf + sh->used + sizeof e, src, n);
+    sh->used += need;
+    sh->nseg++;
+}
+
+static int tb_fits(const tbatch_t *sh, int node, size_t cap, size_t need)
+{
+    return sh->op && sh->node == node && sh->cap == cap && sh->used + need <= cap &&
+           sh->nseg < 65535;
+}
+
+/* Joins the thread's open batch without the client lock, when the write's
+ * path is the batch and nothing of this thread's to node must go first
+ * (RMA writes, a fence under way, agent jobs: set under the lock by the
+ * thread that issues them, so a thread always sees its own). Returns 0
+ * when the caller must take the locked path. */
+int arm_rem_batch_fast(int fam, int kind, int type, const void *scale, const void *src,
+                       size_t n, uint64_t raddr, int proc)
+{
+    if (!tb_on || arm_rem_in_agent)
+        return 0;
+    int node = arm_core.node_of[proc];
+    unsigned caps = __atomic_load_n(&arm_rc.node_caps[node], __ATOMIC_ACQUIRE);
+    if (!(caps & CAPS_KNOWN) || __atomic_load_n(&arm_rc.rma_dirty[node], __ATOMIC_RELAXED) ||
+        __atomic_load_n(&arm_rc.fencing[node], __ATOMIC_RELAXED) ||
+        (arm_rc.agent_pending && __atomic_load_n(&arm_rc.agent_pending[node], __ATOMIC_RELAXED)))
+        return 0;
+    arm_path_t p = arm_path_choose((arm_path_family_t)fam, n,
+                                   caps | (arm_rem_nb_cur ? ARM_PATH_CAP_NB : 0u),
+                                   __atomic_load_n(&arm_rc.srv_dirty[node], __ATOMIC_RELAXED),
+                                   &arm_rc.ps);
+    if (p.proto != ARM_PROTO_BATCH)
+        return 0;
+    size_t cap = p.seg_max > arm_rc.slot_size ? p.seg_max : arm_rc.slot_size;
+    size_t need = sizeof(arm_srv_batch_ent_t) + ((n + 7) & ~(size_t)7);
+    tbatch_t *sh = my_tb();
+    pthread_mutex_lock(&sh->m);
+    int ok = tb_fits(sh, node, cap, need);
+    if (ok)
+        tb_append(sh, kind, type, scale, src, n, raddr, proc, need);
+    pthread_mutex_unlock(&sh->m);
+    return ok;
+}
+
+/* The locked path of a write that joins a batch under threads: sends the
+ * thread's batch if the write does not fit, opens a new one. */
+static void tb_add_locked(const char *call, int kind, int type, const void *scale,
+                          const void *src, size_t n, uint64_t raddr, int proc, size_t cap)
+{
+    int node = arm_core.node_of[proc];
+    size_t need = sizeof(arm_srv_batch_ent_t) + ((n + 7) & ~(size_t)7);
+    tbatch_t *sh = my_tb();
+    for (;;) {
+        pthread_mutex_lock(&sh->m);
+        if (tb_fits(sh, node, cap, need)) {
+            tb_append(sh, kind, type, scale, src, n, raddr, proc, need);
+            pthread_mutex_unlock(&sh->m);
+            break;
+        }
+        rop_t *old = sh->op;
+        char *obuf = sh->buf;
+        int onseg = sh->nseg;
+        size_t used = sh->used;
+        sh->op = NULL;
+        pthread_mutex_unlock(&sh->m);
+        if (old) {
+            __atomic_sub_fetch(&tb_live, 1, __ATOMIC_RELEASE);
+            tb_send(call, old, obuf, onseg, used);
+            continue;
+        }
+        /* May wait for a free request, the lock dropped: another thread of
+         * this shard may open a batch meanwhile. */
+        rop_t *op = arm_rem_op_get(node);
+        size_t c = cap > arm_rc.slot_size && arm_rem_op_big(op, cap) ? cap : arm_rc.slot_size;
+        pthread_mutex_lock(&sh->m);
+        if (sh->op) {
+            pthread_mutex_unlock(&sh->m);
+            arm_rem_op_release(op);
+            continue;
+        }
+        sh->op = op;
+        sh->buf = c > arm_rc.slot_size ? op->big : op->buf;
+        sh->node = node;
+        sh->nseg = 0;
+        sh->used = 0;
+        sh->cap = c;
+        __atomic_add_fetch(&tb_live, 1, __ATOMIC_RELEASE);
+        tb_append(sh, kind, type, scale, src, n, raddr, proc, need);
+        pthread_mutex_unlock(&sh->m);
+        break;
+    }
+    arm_rem_mark_dirty(node, arm_rc.srv_dirty);
+}
+
+/* ---- the process's batch ------------------------------------------------------------ */
 void arm_rem_batch_send(const char *call, int with_fence)
 {
+    if (tb_on)
+        arm_rem_tb_flush(call, -1);
     rop_t *op = arm_rc.batch;
     if (!op)
         return;
@@ -50,10 +302,14 @@ void arm_rem_batch_send(const char *call, int with_fence)
 void arm_rem_batch_add(const char *call, int kind, int type, const void *scale,
                       const void *src, size_t n, uint64_t raddr, int proc, size_t cap)
 {
-    int node = arm_core.node_of[proc];
-    size_t need = sizeof(arm_srv_batch_ent_t) + ((n + 7) & ~(size_t)7);
     if (cap < arm_rc.slot_size)
         cap = arm_rc.slot_size;
+    if (tb_on) {
+        tb_add_locked(call, kind, type, scale, src, n, raddr, proc, cap);
+        return;
+    }
+    int node = arm_core.node_of[proc];
+    size_t need = sizeof(arm_srv_batch_ent_t) + ((n + 7) & ~(size_t)7);
     /* A wait (for a request, a credit) lets other threads change the batch
      * under MPI_THREAD_MULTIPLE: look again after each. */
     for (;;) {

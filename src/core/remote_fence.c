@@ -28,7 +28,7 @@ void arm_rem_mark_dirty(int node, unsigned char *flags)
 static int srv_writes_done(int node)
 {
     if (arm_rc.hop[node] != node || arm_rc.unsent[node] ||
-        (arm_rc.batch && arm_rc.batch_node == node))
+        (arm_rc.batch && arm_rc.batch_node == node) || arm_rem_tb_holds(node))
         return 0;
     const int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
     for (int i = 0; i < 8 && arm_rc.credits[node] != slots; i++)
@@ -67,6 +67,9 @@ static void fence_node(int node, int listed)
      * wait for its credit: the fence goes after it. */
     if (arm_rc.unsent[node])
         arm_rem_wait_on(&arm_rc.unsent[node], 1, "ARMCI_Fence", arm_core.node_leader[node], 1);
+    /* Threads' batches for node go first; the fence then follows them. */
+    if (arm_rem_tb_flush("ARMCI_Fence", node))
+        srv = 1;
     if (arm_rc.batch && arm_rc.batch_node == node) {
         COUNT(ARMADA_OP_FENCE, ARMADA_PATH_SERVER, 0);
         arm_rem_batch_send("ARMCI_Fence", 1);

@@ -271,7 +271,8 @@ unsigned arm_rem_caps_learn(int node)
     if (!arm_config.vnode_map)
         c &= ~(unsigned)ARM_PATH_CAP_MAPPED;
     c |= CAPS_KNOWN | (hop != node ? (unsigned)ARM_PATH_CAP_FORWARDED : 0u);
-    arm_rc.node_caps[node] = c;
+    /* Release: the batch fast path (decision 075) reads it without the lock. */
+    __atomic_store_n(&arm_rc.node_caps[node], c, __ATOMIC_RELEASE);
     if (arm_config.stats && arm_core.me == 0 && node < 4)
         log_node_paths(node, c);
     return c;
@@ -329,6 +330,8 @@ arm_status_t arm_remote_init(arm_core_t *c)
     arm_rc.locking = arm_rc.mt || arm_config.nb_agent;
     if (arm_rc.locking && client_lock_init(&arm_rc.lock) != 0)
         return ARM_ERR_SYSTEM;
+    if (arm_rc.mt)
+        arm_rem_tb_init();
     arm_rc.slot_size = (size_t)arm_config.slot_size;
     arm_rc.depth = arm_config.pipeline_depth < OP_POOL / 2 ? (int)arm_config.pipeline_depth
                                                            : OP_POOL / 2;
@@ -445,6 +448,7 @@ void arm_remote_finalize(arm_core_t *c)
     }
     arm_remote_conn_stats(&c->stats);
     arm_rc.active = 0;
+    arm_rem_tb_fini();
     arm_net_finalize(arm_rc.net);
     arm_server_free(arm_rc.server);
     arm_rc.server = NULL;

@@ -273,6 +273,13 @@ void arm_rem_nb_attach(const char *call, rop_t *op);
 
 /* remote_batch.c */
 void arm_rem_batch_send(const char *call, int with_fence);
+/* Per-thread batches under MPI_THREAD_MULTIPLE (decision 075). */
+void arm_rem_tb_init(void);
+void arm_rem_tb_fini(void);
+int arm_rem_tb_flush(const char *call, int node);
+int arm_rem_tb_holds(int node);
+int arm_rem_batch_fast(int fam, int kind, int type, const void *scale, const void *src,
+                       size_t n, uint64_t raddr, int proc);
 void arm_rem_batch_add(const char *call, int kind, int type, const void *scale,
                        const void *src, size_t n, uint64_t raddr, int proc, size_t cap);
 

@@ -42,6 +42,8 @@ void arm_rem_send_done(arm_net_comp_t *c)
 static void wait_free_op(void)
 {
     arm_rem_deadline_t d = { 0, 0.0, 0.0 };
+    /* Threads' open batches hold requests: sent, they come back. */
+    arm_rem_tb_flush("ARMCI", -1);
     while (arm_rc.nfree == 0) {
         const rop_t *old = &arm_rc.ops[0];
         for (int i = 0; i < OP_POOL && !old->busy; i++)

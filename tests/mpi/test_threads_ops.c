@@ -139,6 +139,48 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* Small puts from every thread to the right neighbour, overwriting and
+ * not: batched per thread (decision 075). Only the main thread fences,
+ * after the workers ended, so the fence must send the batches of threads
+ * other than its own. The target then reads its own memory, with no ARMCI
+ * call in between that would send them anyway. */
+#define FB_PUTS 64
+static void *fence_writer(void *arg)
+{
+    int t = (int)(long)arg, right = (me + 1) % np;
+    long *dst = (long *)(void *)region(right, t);
+    for (long k = 0; k < FB_PUTS; k++) {
+        long v = ((long)me << 32) | ((long)t << 16) | k;
+        ARMCI_Put(&v, dst + 1 + k, sizeof v, right);   /* one word each  */
+        ARMCI_Put(&v, dst, sizeof v, right);           /* the last wins  */
+    }
+    return NULL;
+}
+
+static void fence_by_one(void)
+{
+    int right = (me + 1) % np, left = (me + np - 1) % np;
+    pthread_t th[NT];
+    for (long t = 0; t < NT; t++)
+        pthread_create(&th[t], NULL, fence_writer, (void *)t);
+    for (int t = 0; t < NT; t++)
+        pthread_join(th[t], NULL);
+    ARMCI_Fence(right);
+    MPI_Barrier(MPI_COMM_WORLD);
+    long bad = 0;
+    for (int t = 0; t < NT; t++) {
+        const long *got = (const long *)(void *)((char *)seg[me] +
+                                                 (size_t)(left * NT + t) * REGION);
+        long base = ((long)left << 32) | ((long)t << 16);
+        bad += got[0] != (base | (FB_PUTS - 1));
+        for (long k = 0; k < FB_PUTS; k++)
+            bad += got[1 + k] != (base | k);
+    }
+    CHECK(bad == 0, "%ld of %d words from rank %d's threads missing after its main thread's "
+          "fence", bad, NT * (FB_PUTS + 1), left);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void check_counters(void)
 {
     const long total = (long)np * NT * ITERS;
@@ -240,6 +282,7 @@ int main(int argc, char **argv)
         pthread_join(th[t], NULL);
     ARMCI_Barrier();
     check_stats();
+    fence_by_one();
     for (int t = 0; t < NT; t++)
         CHECK(fails[t] == 0, "thread %d saw %ld wrong results", t, fails[t]);
     check_counters();

@@ -57,6 +57,11 @@ static void locked_acc(const char *call, int type, const void *scale, const void
 void arm_remote_acc(const char *call, int type, const void *scale, const void *src,
                     const arm_slice_t *s, uintptr_t dst, size_t n, int proc)
 {
+    if (arm_rc.mt && arm_rem_batch_fast(ARM_FAM_ACC, ARM_SRV_ACC, type, scale, src, n,
+                                        s->raddr + (dst - s->base), proc)) {
+        COUNT(ARMADA_OP_ACC, ARMADA_PATH_SERVER, n);
+        return;
+    }
     arm_rem_enter();
     int node = arm_core.node_of[proc];
     if (arm_rem_agent_takes(ARM_FAM_ACC, n, node)) {

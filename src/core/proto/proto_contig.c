@@ -158,6 +158,11 @@ void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uin
         count_fast(ARMADA_OP_PUT, n);
         return;
     }
+    if (arm_rc.mt && arm_rem_batch_fast(ARM_FAM_PUT, ARM_SRV_PUT, 0, NULL, src, n,
+                                        s->raddr + (dst - s->base), proc)) {
+        COUNT(ARMADA_OP_PUT, ARMADA_PATH_SERVER, n);
+        return;
+    }
     arm_rem_enter();
     int node = arm_core.node_of[proc];
     if (arm_rem_agent_takes(ARM_FAM_PUT, n, node)) {
