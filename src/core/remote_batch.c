@@ -165,8 +165,9 @@ int arm_rem_tb_holds(int node)
     return held;
 }
 
-static void tb_append(tbatch_t *sh, int kind, int type, const void *scale, const void *src,
-                      size_t n, uint64_t raddr, int proc, size_t need)
+/* Writes one batch entry (its header, then the data) at dst. */
+static void put_entry(char *dst, int kind, int type, const void *scale, const void *src,
+                      size_t n, uint64_t raddr, int proc)
 {
     arm_srv_batch_ent_t e;
     memset(&e, 0, sizeof e);
@@ -177,8 +178,14 @@ static void tb_append(tbatch_t *sh, int kind, int type, const void *scale, const
     e.raddr = raddr;
     if (scale)
         memcpy(e.scale, scale, arm_acc_scale_size(type));
-    memcpy(sh->buf + sh->used, &e, sizeof e);
-    memcpy(sh->buf + sh->used + sizeof e, src, n);
+    memcpy(dst, &e, sizeof e);
+    memcpy(dst + sizeof e, src, n);
+}
+
+static void tb_append(tbatch_t *sh, int kind, int type, const void *scale, const void *src,
+                      size_t n, uint64_t raddr, int proc, size_t need)
+{
+    put_entry(sh->buf + sh->used, kind, type, scale, src, n, raddr, proc);
     sh->used += need;
     sh->nseg++;
 }
@@ -335,18 +342,8 @@ void arm_rem_batch_add(const char *call, int kind, int type, const void *scale,
         arm_rc.batch_cap = cap;
         break;
     }
-    arm_srv_batch_ent_t e;
-    memset(&e, 0, sizeof e);
-    e.op = (uint8_t)kind;
-    e.type = (uint8_t)type;
-    e.target = proc;
-    e.len = (uint32_t)n;
-    e.raddr = raddr;
-    if (scale)
-        memcpy(e.scale, scale, arm_acc_scale_size(type));
-    char *buf = batch_buf(arm_rc.batch);
-    memcpy(buf + arm_rc.batch_used, &e, sizeof e);
-    memcpy(buf + arm_rc.batch_used + sizeof e, src, n);
+    put_entry(batch_buf(arm_rc.batch) + arm_rc.batch_used, kind, type, scale, src, n, raddr,
+              proc);
     arm_rc.batch_used += need;
     arm_rc.batch->req.nseg = (uint16_t)++arm_rc.batch->nseg;
     arm_rem_mark_dirty(node, arm_rc.srv_dirty);
