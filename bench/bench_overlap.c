@@ -10,7 +10,14 @@
  * and reports hidden = (t_comm + c - t_total) / t_comm, the share of the
  * transfer that the computation hid (1: all of it), clamped to [0, 1].
  * Medians over -r repetitions of a few transfers each. The other ranks wait
- * in a barrier that sleeps, as passive targets. */
+ * in a barrier that sleeps, as passive targets.
+ *
+ * Op "lone": one small contiguous ARMCI_NbPut (4 KiB, or -m), Wait, then
+ * computation of a fixed 50 us to 3 ms, then a fence. Small puts are
+ * aggregated, so without the progress agent's sweep (decision 076) such a
+ * put waits through the computation and the fence carries it. Reports
+ * t_comm (put + Wait + fence), the fence alone after each computation
+ * (what=fence), and the share hidden as above. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_armci.h"
 
@@ -19,8 +26,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-enum { OP_PUTS, OP_GETS, OP_COUNT };
-static const char *const op_names[OP_COUNT] = { "puts", "gets" };
+enum { OP_PUTS, OP_GETS, OP_LONE, OP_COUNT };
+static const char *const op_names[OP_COUNT] = { "puts", "gets", "lone" };
 
 typedef struct shape {
     int lstride[1], rstride[1], count[2];
@@ -54,6 +61,62 @@ static void passive_sync(void)
 {
     ARMCI_AllFence();
     bench_sleep_barrier(MPI_COMM_WORLD, 50);
+}
+
+/* One lone small put, Wait, compute c seconds, fence: the whole time and
+ * the fence's. */
+static void one_lone(char *local, char *remote, size_t n, int target, double c,
+                     double *t_fence, double *t_total)
+{
+    armci_hdl_t h;
+    ARMCI_INIT_HANDLE(&h);
+    double t0 = bench_now();
+    ARMCI_NbPut(local, remote, (int)n, target, &h);
+    ARMCI_Wait(&h);
+    if (c > 0.0)
+        compute(c);
+    double t1 = bench_now();
+    ARMCI_Fence(target);
+    double t2 = bench_now();
+    *t_fence = t2 - t1;
+    *t_total = t2 - t0;
+}
+
+static void lone(const bench_opts_t *o, char *local, char *remote, size_t n, int target)
+{
+    static const double cs[] = { 50e-6, 200e-6, 1e-3, 3e-3 };
+    const int nc = (int)(sizeof cs / sizeof cs[0]);
+    const int per = 16;
+    double comm[BENCH_MAX_REPS], hid[4][BENCH_MAX_REPS], fen[4][BENCH_MAX_REPS];
+    for (int r = 0; r < o->reps; r++) {
+        passive_sync();
+        if (o->rank != 0)
+            continue;
+        double tf[16], tt[16];
+        for (int i = 0; i < per; i++)
+            one_lone(local, remote, n, target, 0.0, &tf[i], &tt[i]);
+        double tc = bench_median(tt, per);
+        comm[r] = tc * 1e6;
+        for (int k = 0; k < nc; k++) {
+            for (int i = 0; i < per; i++)
+                one_lone(local, remote, n, target, cs[k], &tf[i], &tt[i]);
+            double t = bench_median(tt, per), h = (tc + cs[k] - t) / tc;
+            hid[k][r] = 100.0 * (h < 0.0 ? 0.0 : h > 1.0 ? 1.0 : h);
+            fen[k][r] = bench_median(tf, per) * 1e6;
+        }
+    }
+    passive_sync();
+    if (o->rank != 0)
+        return;
+    char extra[96];
+    snprintf(extra, sizeof extra, "total=%zu", n);
+    bench_report(o, "lone", n, "us", comm, o->reps, per, extra);
+    for (int k = 0; k < nc; k++) {
+        snprintf(extra, sizeof extra, "total=%zu compute_us=%.0f what=fence", n, cs[k] * 1e6);
+        bench_report(o, "lone", n, "us", fen[k], o->reps, per, extra);
+        snprintf(extra, sizeof extra, "total=%zu compute_us=%.0f what=hidden", n, cs[k] * 1e6);
+        bench_report(o, "lone", n, "%", hid[k], o->reps, per, extra);
+    }
 }
 
 /* One transfer: issue, compute c seconds, wait; returns the time of each part. */
@@ -113,6 +176,11 @@ int main(int argc, char **argv)
     for (int op = 0; op < OP_COUNT; op++) {
         if (!bench_want(&o, op_names[op]))
             continue;
+        if (op == OP_LONE) {
+            size_t n = o.min_size > 8 && o.min_size <= total ? o.min_size : 4096;
+            lone(&o, local, data[target], n > total ? total : n, target);
+            continue;
+        }
         double comm[BENCH_MAX_REPS], iss[BENCH_MAX_REPS];
         double hid[3][BENCH_MAX_REPS], tot[3][BENCH_MAX_REPS];
         for (int r = 0; r < o.reps; r++) {

@@ -88,6 +88,9 @@ typedef struct armada_stats {
     uint64_t server_packed_replies;  /* segmented get answers its server
                                         packed into one buffer
                                         (ARMADA_REPLY_PACK_BELOW)           */
+    uint64_t batches_swept;          /* aggregation batches its progress agent
+                                        sent because nothing joined them for
+                                        ARMADA_BATCH_IDLE_US                */
 } armada_stats_t;
 
 /* Copies this process's counters into *out. Returns 0, or -1 when ARMCI is

@@ -21,9 +21,11 @@
 #include "arm_build_config.h"
 #if ARMADA_HAVE_UCX
 #include <sched.h>
+#include <sys/prctl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "core/remote_int.h"
 
 _Thread_local int arm_rem_in_agent;
@@ -35,6 +37,7 @@ typedef struct arm_rem_agent {
     arm_rem_job_t ring[NB_MAX];
     unsigned head, tail;        /* jobs [head, tail) queued; head running   */
     int stop;
+    int idle;                   /* asleep without a deadline: kick it       */
     cpu_set_t allowed;          /* the process's processors at the start    */
     int steer;                  /* more than one of them                    */
     int avoid;                  /* the processor the agent is kept off, -1  */
@@ -66,14 +69,77 @@ static void run_job(arm_rem_job_t *j)
     }
 }
 
+/* The sweep's wait: ARMADA_BATCH_IDLE_US, doubled while writes keep
+ * joining batches between its looks, to 1 ms (or the setting, if longer). */
+#define SWEEP_MAX_NS 1000000L
+/* Looks the agent goes on taking once no batch is open, before it sleeps
+ * without a deadline: a caller that puts and fences in a loop opens a
+ * batch each time, and a sleeping agent would be woken for each. */
+#define SWEEP_LINGER 4
+
+static void sweep_nap(arm_rem_agent_t *ag, long ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_nsec += ns;
+    while (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&ag->cv, &arm_rc.lock, &ts);
+}
+
+/* With no job: sweeps the open batches and naps, or sleeps until a job or
+ * a new batch comes (decision 076). The sweep sends without waiting
+ * (remote_batch.c), so the lock stays held through it. */
+static void agent_idle(arm_rem_agent_t *ag, long *nap, int *quiet)
+{
+    const long base = 1000L * arm_config.batch_idle_us;
+    if (base >= 0) {
+        const long max = base > SWEEP_MAX_NS ? base : SWEEP_MAX_NS;
+        int busy;
+        arm_rem_batch_sweep("ARMCI (progress agent)", &busy);
+        if (arm_rem_batch_open()) {
+            *quiet = 0;
+            *nap = !busy ? base : *nap * 2 > max ? max : *nap * 2;
+            sweep_nap(ag, *nap > 0 ? *nap : 1000);
+            return;
+        }
+        *nap = base;
+        if (++*quiet <= SWEEP_LINGER) {
+            sweep_nap(ag, base > 0 ? base : 1000);
+            return;
+        }
+    }
+    ag->idle = 1;
+    pthread_cond_wait(&ag->cv, &arm_rc.lock);
+    ag->idle = 0;
+    *quiet = 0;
+}
+
+void arm_rem_agent_kick(void)
+{
+    if (arm_rc.agent && agent_state.idle && !arm_rem_in_agent && arm_config.batch_idle_us >= 0) {
+        agent_state.idle = 0;
+        pthread_cond_signal(&agent_state.cv);
+    }
+}
+
 static void *agent_main(void *arg)
 {
     arm_rem_agent_t *ag = arg;
+    long nap = 1000L * arm_config.batch_idle_us;
+    int quiet = 0;
+    /* The sweep's naps may be tens of microseconds: the kernel's default
+     * slack for a timed sleep (50 us) would more than double them. */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     arm_rem_in_agent = 1;
     arm_rem_lock_take();
     for (;;) {
-        while (ag->head == ag->tail && !ag->stop)
-            pthread_cond_wait(&ag->cv, &arm_rc.lock);
+        if (ag->head == ag->tail && !ag->stop) {
+            agent_idle(ag, &nap, &quiet);
+            continue;
+        }
         if (ag->head == ag->tail)
             break;
         arm_rem_job_t *j = &ag->ring[ag->head % NB_MAX];
@@ -101,7 +167,13 @@ arm_status_t arm_rem_agent_start(void)
     arm_rem_agent_t *ag = &agent_state;
     memset(ag, 0, sizeof *ag);
     arm_rc.agent_pending = calloc((size_t)arm_core.nnodes, sizeof *arm_rc.agent_pending);
-    if (!arm_rc.agent_pending || pthread_cond_init(&ag->cv, NULL) != 0)
+    pthread_condattr_t ca;   /* the sweep's naps count on the monotonic clock */
+    if (!arm_rc.agent_pending || pthread_condattr_init(&ca) != 0)
+        return ARM_ERR_NO_MEMORY;
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    int rc = pthread_cond_init(&ag->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (rc != 0)
         return ARM_ERR_NO_MEMORY;
     if (pthread_cond_init(&ag->done, NULL) != 0) {
         pthread_cond_destroy(&ag->cv);

@@ -46,6 +46,9 @@ typedef struct tbatch {
                                      (which other threads write)            */
     int node, nseg;
     size_t used, cap;
+    unsigned gen;                 /* batches opened on the shard, and writes
+                                     joined (the agent's sweep)             */
+    unsigned long appends;
 } tbatch_t;
 
 static tbatch_t tb[TB_SHARDS];
@@ -111,11 +114,15 @@ void arm_rem_tb_fini(void)
         pthread_mutex_destroy(&tb[i].m);
 }
 
+/* How a batch goes: without reply, or carrying a fence, whose answer the
+ * sender waits for. */
+enum { SEND_PLAIN = 0, SEND_FENCE = 1 };
+
 /* Sends a batch taken off its shard; under the client lock. */
-static void tb_send(const char *call, rop_t *op, char *buf, int nseg, size_t used)
+static void tb_send(const char *call, rop_t *op, char *buf, int nseg, size_t used, int how)
 {
     op->req.op = ARM_SRV_BATCH;
-    op->req.sub = 0;
+    op->req.sub = (uint8_t)how;
     op->req.len = (uint32_t)used;
     op->nseg = nseg;
     op->req.nseg = (uint16_t)nseg;
@@ -124,8 +131,24 @@ static void tb_send(const char *call, rop_t *op, char *buf, int nseg, size_t use
         op->am_flags = ARM_NET_AM_EAGER;
     int node = op->node;
     arm_rc.unsent[node]++;
-    arm_rem_op_send(call, op, &iov, 1, 0, 1);
+    arm_rem_op_send(call, op, &iov, 1, how, !how);
     arm_rc.unsent[node]--;
+    if (how)
+        arm_rem_op_finish(call, op);
+}
+
+/* Takes the shard's open batch off it and sends it; under the client lock
+ * and the shard's mutex, which it drops. */
+static void tb_take_send(const char *call, tbatch_t *sh, int how)
+{
+    rop_t *op = sh->op;
+    char *buf = sh->buf;
+    int nseg = sh->nseg;
+    size_t used = sh->used;
+    sh->op = NULL;
+    pthread_mutex_unlock(&sh->m);
+    __atomic_sub_fetch(&tb_live, 1, __ATOMIC_RELEASE);
+    tb_send(call, op, buf, nseg, used, how);
 }
 
 /* Sends the open batches of node (every node: -1); under the client lock.
@@ -136,17 +159,11 @@ int arm_rem_tb_flush(const char *call, int node)
     for (int i = 0; tb_on && i < TB_SHARDS && __atomic_load_n(&tb_live, __ATOMIC_ACQUIRE); i++) {
         tbatch_t *sh = &tb[i];
         pthread_mutex_lock(&sh->m);
-        rop_t *op = sh->op && (node < 0 || sh->node == node) ? sh->op : NULL;
-        char *buf = sh->buf;
-        int nseg = sh->nseg;
-        size_t used = sh->used;
-        if (op)
-            sh->op = NULL;
-        pthread_mutex_unlock(&sh->m);
-        if (!op)
+        if (!sh->op || (node >= 0 && sh->node != node)) {
+            pthread_mutex_unlock(&sh->m);
             continue;
-        __atomic_sub_fetch(&tb_live, 1, __ATOMIC_RELEASE);
-        tb_send(call, op, buf, nseg, used);
+        }
+        tb_take_send(call, sh, SEND_PLAIN);
         sent++;
     }
     return sent;
@@ -188,6 +205,7 @@ static void tb_append(tbatch_t *sh, int kind, int type, const void *scale, const
     put_entry(sh->buf + sh->used, kind, type, scale, src, n, raddr, proc);
     sh->used += need;
     sh->nseg++;
+    sh->appends++;
 }
 
 static int tb_fits(const tbatch_t *sh, int node, size_t cap, size_t need)
@@ -252,7 +270,7 @@ static void tb_add_locked(const char *call, int kind, int type, const void *scal
         pthread_mutex_unlock(&sh->m);
         if (old) {
             __atomic_sub_fetch(&tb_live, 1, __ATOMIC_RELEASE);
-            tb_send(call, old, obuf, onseg, used);
+            tb_send(call, old, obuf, onseg, used, SEND_PLAIN);
             continue;
         }
         /* May wait for a free request, the lock dropped: another thread of
@@ -271,7 +289,9 @@ static void tb_add_locked(const char *call, int kind, int type, const void *scal
         sh->nseg = 0;
         sh->used = 0;
         sh->cap = c;
+        sh->gen++;
         __atomic_add_fetch(&tb_live, 1, __ATOMIC_RELEASE);
+        arm_rem_agent_kick();
         tb_append(sh, kind, type, scale, src, n, raddr, proc, need);
         pthread_mutex_unlock(&sh->m);
         break;
@@ -280,16 +300,18 @@ static void tb_add_locked(const char *call, int kind, int type, const void *scal
 }
 
 /* ---- the process's batch ------------------------------------------------------------ */
-void arm_rem_batch_send(const char *call, int with_fence)
+static unsigned proc_gen;         /* process batches opened, and writes that
+                                     joined them (the agent's sweep)        */
+static unsigned long proc_appends;
+
+static void proc_batch_send(const char *call, int how)
 {
-    if (tb_on)
-        arm_rem_tb_flush(call, -1);
     rop_t *op = arm_rc.batch;
     if (!op)
         return;
     arm_rc.batch = NULL;
     op->req.op = ARM_SRV_BATCH;
-    op->req.sub = (uint8_t)with_fence;
+    op->req.sub = (uint8_t)how;
     op->req.len = (uint32_t)arm_rc.batch_used;
     arm_net_iov_t iov = { batch_buf(op), arm_rc.batch_used };
     if (arm_rc.batch_used > arm_rc.slot_size)
@@ -299,10 +321,17 @@ void arm_rem_batch_send(const char *call, int with_fence)
      * not overtake it (fence_node waits for unsent to drop). */
     int node = op->node;
     arm_rc.unsent[node]++;
-    arm_rem_op_send(call, op, &iov, 1, with_fence, !with_fence);
+    arm_rem_op_send(call, op, &iov, 1, how, !how);
     arm_rc.unsent[node]--;
-    if (with_fence)
+    if (how == SEND_FENCE)
         arm_rem_op_finish(call, op);
+}
+
+void arm_rem_batch_send(const char *call, int with_fence)
+{
+    if (tb_on)
+        arm_rem_tb_flush(call, -1);
+    proc_batch_send(call, with_fence ? SEND_FENCE : SEND_PLAIN);
 }
 
 /* Callers have ordered the write against the RMA path (order_paths). */
@@ -340,13 +369,90 @@ void arm_rem_batch_add(const char *call, int kind, int type, const void *scale,
         arm_rc.batch_node = node;
         arm_rc.batch_used = 0;
         arm_rc.batch_cap = cap;
+        proc_gen++;
+        arm_rem_agent_kick();
         break;
     }
     put_entry(batch_buf(arm_rc.batch) + arm_rc.batch_used, kind, type, scale, src, n, raddr,
               proc);
     arm_rc.batch_used += need;
+    proc_appends++;
     arm_rc.batch->req.nseg = (uint16_t)++arm_rc.batch->nseg;
     arm_rem_mark_dirty(node, arm_rc.srv_dirty);
+}
+
+/* ---- the agent's sweep (decision 076) ------------------------------------------------
+ * A batch waits for the process's next call; a lone small put before a long
+ * computation would wait through it. The progress agent looks at the open
+ * batches every few microseconds while any is open and sends each that
+ * nothing joined since its last look (same batch, same length). The
+ * server acknowledges it once idle (ARMADA_FENCE_ACK_US), so that a fence
+ * after the caller's computation sends nothing. A batch that is being filled is left to
+ * fill. */
+typedef struct sweep_seen {
+    int open;
+    unsigned gen;
+    size_t used;
+} sweep_seen_t;
+static sweep_seen_t seen_proc, seen_tb[TB_SHARDS];
+static unsigned long seen_appends;   /* writes batched, at the last look */
+
+/* One open batch against what the last sweep saw of it: 1 to send it now,
+ * else records it. */
+static int sweep_one(sweep_seen_t *s, int open, unsigned gen, size_t used)
+{
+    if (open && s->open && s->gen == gen && s->used == used) {
+        s->open = 0;
+        return 1;
+    }
+    s->open = open;
+    s->gen = gen;
+    s->used = used;
+    return 0;
+}
+
+int arm_rem_batch_open(void)
+{
+    return arm_rc.batch != NULL || (tb_on && __atomic_load_n(&tb_live, __ATOMIC_ACQUIRE));
+}
+
+/* Whether a batch to node leaves at once, without waiting for a credit.
+ * The sweep sends only then: waiting, it would drop the lock with the batch
+ * taken but not sent, and the caller's next operation by another path
+ * could overtake the writes in it. Sent, the batch is ordered before what
+ * follows (the server path in itself, the RMA path by order_paths). */
+static int leaves_now(int node)
+{
+    return arm_rc.credits[arm_rc.hop[node]] > 0;
+}
+
+int arm_rem_batch_sweep(const char *call, int *busy)
+{
+    int sent = 0;
+    unsigned long appends = proc_appends;
+    if (sweep_one(&seen_proc, arm_rc.batch != NULL && leaves_now(arm_rc.batch_node), proc_gen,
+                  arm_rc.batch_used)) {
+        proc_batch_send(call, SEND_PLAIN);
+        sent++;
+    }
+    for (int i = 0; tb_on && i < TB_SHARDS; i++) {
+        tbatch_t *sh = &tb[i];
+        pthread_mutex_lock(&sh->m);
+        appends += sh->appends;
+        if (sweep_one(&seen_tb[i], sh->op != NULL && leaves_now(sh->node), sh->gen, sh->used)) {
+            tb_take_send(call, sh, SEND_PLAIN);
+            sent++;
+        } else {
+            pthread_mutex_unlock(&sh->m);
+        }
+    }
+    /* More than one write joined since the last look: writes are coming
+     * in a stream, and the batches fill and leave by themselves. */
+    *busy = appends - seen_appends > 1;
+    seen_appends = appends;
+    if (sent)
+        arm_stat_add(&arm_rc.batches_swept, (uint64_t)sent);
+    return sent;
 }
 
 static void locked_flush(void)

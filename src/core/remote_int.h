@@ -139,6 +139,7 @@ typedef struct arm_remote_ctx {
     int *agent_pending;         /* node -> calls queued at or run by the agent */
     _Atomic uint64_t agent_jobs; /* jobs the agent has carried              */
     _Atomic uint64_t credit_replies; /* replies with credits only (statistics) */
+    _Atomic uint64_t batches_swept; /* batches the agent's sweep sent        */
     int inject;                 /* ARMADA_TEST_INJECT, until used           */
     char *inject_buf;           /* oversize injection: 2 slots              */
     char *acc_buf;              /* accumulates at the origin: 3 chunks      */
@@ -210,6 +211,9 @@ int arm_rem_agent_busy(void);   /* jobs queued or running */
 void arm_rem_agent_sleep(void); /* until a job is done; under the lock */
 /* Waits until the agent has no job for node (-1: none at all). */
 void arm_rem_agent_drain(const char *call, int node);
+/* A batch was opened: wakes the agent if it sleeps without a deadline, so
+ * that it sweeps (decision 076). Under the lock. */
+void arm_rem_agent_kick(void);
 static inline void arm_rem_agent_order(const char *call, int node)
 {
     if (arm_rc.agent && !arm_rem_in_agent && arm_rc.agent_pending[node])
@@ -278,6 +282,11 @@ void arm_rem_tb_init(void);
 void arm_rem_tb_fini(void);
 int arm_rem_tb_flush(const char *call, int node);
 int arm_rem_tb_holds(int node);
+/* The agent's sweep (decision 076), under the lock: whether a batch is
+ * open; and sending each one nothing joined since the last sweep (returns how many; *busy: more than one write joined batches since
+ * the last sweep). */
+int arm_rem_batch_open(void);
+int arm_rem_batch_sweep(const char *call, int *busy);
 int arm_rem_batch_fast(int fam, int kind, int type, const void *scale, const void *src,
                        size_t n, uint64_t raddr, int proc);
 void arm_rem_batch_add(const char *call, int kind, int type, const void *scale,

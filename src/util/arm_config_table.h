@@ -113,6 +113,11 @@
     X(nb_agent, "NB_AGENT", BOOL, "1", NULL, PROTOCOLS, \
       "A progress thread per process carries non-blocking transfers to other nodes while " \
       "the caller computes; it sleeps when it has none (decision 056).") \
+    X(batch_idle_us, "BATCH_IDLE_US", INT, "1000", NULL, PROTOCOLS, \
+      "The progress agent sends an aggregation batch that nothing joined for this many " \
+      "microseconds, so that a lone small put leaves while the caller computes (decision " \
+      "076); the look after doubles, up to 1 ms or this, while writes keep joining. -1: " \
+      "a batch leaves only at the process's next call.") \
     X(nb_agent_min, "NB_AGENT_MIN", SIZE, "16k", NULL, PROTOCOLS, \
       "Non-blocking transfers from this size on go to the progress agent; smaller ones " \
       "are issued before the call returns (decision 056).") \

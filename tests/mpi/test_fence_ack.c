@@ -14,7 +14,12 @@
  *     loaded machine: at most half may still send);
  *   - AllFence after writing to every node, each acknowledged by a get:
  *     no message at all;
- *   - puts by direct RMA: every fence flushes (no server message). */
+ *   - puts by direct RMA: every fence flushes (no server message);
+ *   - small puts, which wait in an aggregation batch, then a pause: the
+ *     progress agent sends the batch during the pause (decision 076), the
+ *     server acknowledges it, and most fences after it are free; without
+ *     the agent (ARMADA_NB_AGENT=0, or ARMADA_BATCH_IDLE_US=-1) the batch
+ *     waits for the fence, which carries it: one message each. */
 #include <armci.h>
 #include <armada.h>
 #include "tst.h"
@@ -141,6 +146,68 @@ static void server_path(int ack)
     ARMCI_Access_end(base[me]);
 }
 
+/* A lone small write (blocking put, then non-blocking put and accumulate,
+ * in turn) left in a batch, a pause, a fence. */
+#define SMALL 8   /* longs */
+static void lone_small(int ack, int swept)
+{
+    uint64_t msgs = 0;
+    armada_stats_t s0, s1;
+    armada_stats_get(&s0);
+    for (int r = 0; r < ROUNDS; r++) {
+        long tag = 500 + r;
+        fill(tag);
+        for (long i = 0; i < SMALL; i++)
+            src[i] += me;
+        char *dst = (char *)base[right] + (2 + np) * BIG;
+        if (r % 3 == 0) {
+            ARMCI_Put(src, dst, (int)(SMALL * sizeof(long)), right);
+        } else {
+            armci_hdl_t h;
+            ARMCI_INIT_HANDLE(&h);
+            if (r % 3 == 1) {
+                ARMCI_NbPut(src, dst, (int)(SMALL * sizeof(long)), right, &h);
+            } else {
+                /* onto zeros: the accumulate leaves the put's values */
+                long one = 1;
+                ARMCI_NbAcc(ARMCI_ACC_LNG, &one, src, dst, (int)(SMALL * sizeof(long)), right,
+                            &h);
+            }
+            ARMCI_Wait(&h);
+        }
+        tst_nap(20000);
+        uint64_t before = fence_count(ARMADA_PATH_SERVER);
+        ARMCI_Fence(right);
+        msgs += fence_count(ARMADA_PATH_SERVER) - before;
+        MPI_Barrier(MPI_COMM_WORLD);
+        long *mine = (long *)((char *)base[me] + (2 + np) * BIG);
+        ARMCI_Access_begin(base[me]);
+        long bad = 0;
+        for (long i = 0; i < SMALL; i++)
+            bad += mine[i] != tag * 1000003L + i + left;
+        if (r % 3 == 1)
+            memset(mine, 0, SMALL * sizeof(long));   /* the next round accumulates */
+        ARMCI_Access_end(base[me]);
+        CHECK(bad == 0, "lone small write %d: %ld words from rank %d missing after its fence",
+              r, bad, left);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    armada_stats_get(&s1);
+    uint64_t sw = s1.batches_swept - s0.batches_swept;
+    TST_SAY("lone small write+pause+fence (agent sweep %d, acknowledgements %d): %llu fence "
+            "messages in %d rounds, %llu batches swept", swept, ack, (unsigned long long)msgs,
+            ROUNDS, (unsigned long long)sw);
+    if (swept && ack) {
+        CHECK(msgs <= ROUNDS / 2, "%llu of %d fences after a lone small write and a pause "
+              "sent a message", (unsigned long long)msgs, ROUNDS);
+        CHECK(sw >= ROUNDS / 2, "the agent swept %llu of %d lone batches",
+              (unsigned long long)sw, ROUNDS);
+    } else if (!swept) {
+        CHECK_EQ(msgs, ROUNDS, "fence messages carrying a held batch");
+        CHECK_EQ(sw, 0ULL, "batches swept without the sweep");
+    }
+}
+
 static void rma_path(void)
 {
     uint64_t rma0 = fence_count(ARMADA_PATH_RMA), srv0 = fence_count(ARMADA_PATH_SERVER);
@@ -166,7 +233,11 @@ int main(int argc, char **argv)
     base = malloc(sizeof(void *) * (size_t)np);
     src = malloc(BIG);
     chk = malloc(sizeof(long));
-    CHECK_EQ(ARMCI_Malloc(base, (2 + np) * BIG), 0, "ARMCI_Malloc");
+    const char *ag = getenv("ARMADA_NB_AGENT"), *iu = getenv("ARMADA_BATCH_IDLE_US");
+    const char *ap = getenv("ARMADA_AGGREGATE");
+    int swept = !(ag && atoi(ag) == 0) && !(iu && atoi(iu) < 0);
+    int batched = !(ap && atoi(ap) == 0);
+    CHECK_EQ(ARMCI_Malloc(base, (3 + np) * BIG), 0, "ARMCI_Malloc");
     CHECK(np >= 2 && armada_node_count() == np, "needs >= 2 ranks, each its own node "
           "(ARMADA_PPN=1): %d ranks on %d nodes", np, armada_node_count());
     if (np >= 2 && armada_node_count() == np) {
@@ -180,6 +251,8 @@ int main(int argc, char **argv)
             rma_path();
         } else {
             server_path(ack);
+            if (batched)
+                lone_small(ack, swept);
         }
     }
     ARMCI_Free(base[me]);
