@@ -98,6 +98,11 @@ static void agent_idle(arm_rem_agent_t *ag, long *nap, int *quiet)
     if (base >= 0) {
         const long max = base > SWEEP_MAX_NS ? base : SWEEP_MAX_NS;
         int busy;
+        /* Takes the answers already arrived, the servers' acknowledgements
+         * of swept batches among them: the caller's fence then finds the
+         * credits home without polling the worker itself. */
+        if (arm_net_progress(arm_rc.w))
+            arm_rem_wake_sleepers();
         arm_rem_batch_sweep("ARMCI (progress agent)", &busy);
         if (arm_rem_batch_open()) {
             *quiet = 0;
