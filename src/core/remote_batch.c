@@ -262,17 +262,11 @@ static void tb_add_locked(const char *call, int kind, int type, const void *scal
             pthread_mutex_unlock(&sh->m);
             break;
         }
-        rop_t *old = sh->op;
-        char *obuf = sh->buf;
-        int onseg = sh->nseg;
-        size_t used = sh->used;
-        sh->op = NULL;
-        pthread_mutex_unlock(&sh->m);
-        if (old) {
-            __atomic_sub_fetch(&tb_live, 1, __ATOMIC_RELEASE);
-            tb_send(call, old, obuf, onseg, used, SEND_PLAIN);
+        if (sh->op) {
+            tb_take_send(call, sh, SEND_PLAIN);
             continue;
         }
+        pthread_mutex_unlock(&sh->m);
         /* May wait for a free request, the lock dropped: another thread of
          * this shard may open a batch meanwhile. */
         rop_t *op = arm_rem_op_get(node);

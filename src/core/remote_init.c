@@ -369,7 +369,11 @@ void arm_remote_conn_stats(armada_stats_t *s)
     if (!arm_rc.active)
         return;
     arm_net_stats_t ns;
+    /* The worker's counters move wherever it is progressed: by other
+     * threads, and by the progress agent at any time (decision 076). */
+    arm_rem_enter();
     arm_net_worker_stats(arm_rc.w, &ns);
+    arm_rem_leave();
     s->eps_client_to_server = ns.eps_to_server;
     s->eps_server_to_client = arm_rc.srv_eps_c;
     s->eps_server_to_server = arm_rc.srv_eps_s;
