@@ -114,15 +114,11 @@ void arm_rem_tb_fini(void)
         pthread_mutex_destroy(&tb[i].m);
 }
 
-/* How a batch goes: without reply, or carrying a fence, whose answer the
- * sender waits for. */
-enum { SEND_PLAIN = 0, SEND_FENCE = 1 };
-
 /* Sends a batch taken off its shard; under the client lock. */
-static void tb_send(const char *call, rop_t *op, char *buf, int nseg, size_t used, int how)
+static void tb_send(const char *call, rop_t *op, char *buf, int nseg, size_t used)
 {
     op->req.op = ARM_SRV_BATCH;
-    op->req.sub = (uint8_t)how;
+    op->req.sub = 0;
     op->req.len = (uint32_t)used;
     op->nseg = nseg;
     op->req.nseg = (uint16_t)nseg;
@@ -131,15 +127,13 @@ static void tb_send(const char *call, rop_t *op, char *buf, int nseg, size_t use
         op->am_flags = ARM_NET_AM_EAGER;
     int node = op->node;
     arm_rc.unsent[node]++;
-    arm_rem_op_send(call, op, &iov, 1, how, !how);
+    arm_rem_op_send(call, op, &iov, 1, 0, 1);
     arm_rc.unsent[node]--;
-    if (how)
-        arm_rem_op_finish(call, op);
 }
 
 /* Takes the shard's open batch off it and sends it; under the client lock
  * and the shard's mutex, which it drops. */
-static void tb_take_send(const char *call, tbatch_t *sh, int how)
+static void tb_take_send(const char *call, tbatch_t *sh)
 {
     rop_t *op = sh->op;
     char *buf = sh->buf;
@@ -148,7 +142,7 @@ static void tb_take_send(const char *call, tbatch_t *sh, int how)
     sh->op = NULL;
     pthread_mutex_unlock(&sh->m);
     __atomic_sub_fetch(&tb_live, 1, __ATOMIC_RELEASE);
-    tb_send(call, op, buf, nseg, used, how);
+    tb_send(call, op, buf, nseg, used);
 }
 
 /* Sends the open batches of node (every node: -1); under the client lock.
@@ -163,7 +157,7 @@ int arm_rem_tb_flush(const char *call, int node)
             pthread_mutex_unlock(&sh->m);
             continue;
         }
-        tb_take_send(call, sh, SEND_PLAIN);
+        tb_take_send(call, sh);
         sent++;
     }
     return sent;
@@ -263,7 +257,7 @@ static void tb_add_locked(const char *call, int kind, int type, const void *scal
             break;
         }
         if (sh->op) {
-            tb_take_send(call, sh, SEND_PLAIN);
+            tb_take_send(call, sh);
             continue;
         }
         pthread_mutex_unlock(&sh->m);
@@ -298,14 +292,14 @@ static unsigned proc_gen;         /* process batches opened, and writes that
                                      joined them (the agent's sweep)        */
 static unsigned long proc_appends;
 
-static void proc_batch_send(const char *call, int how)
+static void proc_batch_send(const char *call, int with_fence)
 {
     rop_t *op = arm_rc.batch;
     if (!op)
         return;
     arm_rc.batch = NULL;
     op->req.op = ARM_SRV_BATCH;
-    op->req.sub = (uint8_t)how;
+    op->req.sub = (uint8_t)with_fence;
     op->req.len = (uint32_t)arm_rc.batch_used;
     arm_net_iov_t iov = { batch_buf(op), arm_rc.batch_used };
     if (arm_rc.batch_used > arm_rc.slot_size)
@@ -315,9 +309,9 @@ static void proc_batch_send(const char *call, int how)
      * not overtake it (fence_node waits for unsent to drop). */
     int node = op->node;
     arm_rc.unsent[node]++;
-    arm_rem_op_send(call, op, &iov, 1, how, !how);
+    arm_rem_op_send(call, op, &iov, 1, with_fence, !with_fence);
     arm_rc.unsent[node]--;
-    if (how == SEND_FENCE)
+    if (with_fence)
         arm_rem_op_finish(call, op);
 }
 
@@ -325,7 +319,7 @@ void arm_rem_batch_send(const char *call, int with_fence)
 {
     if (tb_on)
         arm_rem_tb_flush(call, -1);
-    proc_batch_send(call, with_fence ? SEND_FENCE : SEND_PLAIN);
+    proc_batch_send(call, with_fence);
 }
 
 /* Callers have ordered the write against the RMA path (order_paths). */
@@ -377,11 +371,11 @@ void arm_rem_batch_add(const char *call, int kind, int type, const void *scale,
 
 /* ---- the agent's sweep (decision 076) ------------------------------------------------
  * A batch waits for the process's next call; a lone small put before a long
- * computation would wait through it. The progress agent looks at the open
- * batches every few microseconds while any is open and sends each that
- * nothing joined since its last look (same batch, same length). The
- * server acknowledges it once idle (ARMADA_FENCE_ACK_US), so that a fence
- * after the caller's computation sends nothing. A batch that is being filled is left to
+ * computation would wait through it. While any batch is open the progress
+ * agent looks at them every ARMADA_BATCH_IDLE_US and sends each that
+ * nothing joined since its last look (same batch, same length). The server
+ * acknowledges it once idle (ARMADA_FENCE_ACK_US), so that a fence after
+ * the caller's computation sends nothing. A batch being filled is left to
  * fill. */
 typedef struct sweep_seen {
     int open;
@@ -420,13 +414,13 @@ static int leaves_now(int node)
     return arm_rc.credits[arm_rc.hop[node]] > 0;
 }
 
-int arm_rem_batch_sweep(const char *call, int *busy)
+void arm_rem_batch_sweep(const char *call, int *busy)
 {
     int sent = 0;
     unsigned long appends = proc_appends;
     if (sweep_one(&seen_proc, arm_rc.batch != NULL && leaves_now(arm_rc.batch_node), proc_gen,
                   arm_rc.batch_used)) {
-        proc_batch_send(call, SEND_PLAIN);
+        proc_batch_send(call, 0);
         sent++;
     }
     for (int i = 0; tb_on && i < TB_SHARDS; i++) {
@@ -434,7 +428,7 @@ int arm_rem_batch_sweep(const char *call, int *busy)
         pthread_mutex_lock(&sh->m);
         appends += sh->appends;
         if (sweep_one(&seen_tb[i], sh->op != NULL && leaves_now(sh->node), sh->gen, sh->used)) {
-            tb_take_send(call, sh, SEND_PLAIN);
+            tb_take_send(call, sh);
             sent++;
         } else {
             pthread_mutex_unlock(&sh->m);
@@ -446,7 +440,6 @@ int arm_rem_batch_sweep(const char *call, int *busy)
     seen_appends = appends;
     if (sent)
         arm_stat_add(&arm_rc.batches_swept, (uint64_t)sent);
-    return sent;
 }
 
 static void locked_flush(void)

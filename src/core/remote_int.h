@@ -283,10 +283,10 @@ void arm_rem_tb_fini(void);
 int arm_rem_tb_flush(const char *call, int node);
 int arm_rem_tb_holds(int node);
 /* The agent's sweep (decision 076), under the lock: whether a batch is
- * open; and sending each one nothing joined since the last sweep (returns how many; *busy: more than one write joined batches since
- * the last sweep). */
+ * open; and sending each one nothing joined since the last sweep (*busy:
+ * more than one write joined batches since the last sweep). */
 int arm_rem_batch_open(void);
-int arm_rem_batch_sweep(const char *call, int *busy);
+void arm_rem_batch_sweep(const char *call, int *busy);
 int arm_rem_batch_fast(int fam, int kind, int type, const void *scale, const void *src,
                        size_t n, uint64_t raddr, int proc);
 void arm_rem_batch_add(const char *call, int kind, int type, const void *scale,
