@@ -9,6 +9,9 @@
 /* Bytes at each process: 8 B slots for up to 1024 outstanding puts, the
  * 8 KiB transfers of the non-contiguous group at twice their stride. */
 #define OVH_BYTES ((size_t)64 << 10)
+/* Naps of the ranks that sit a measurement out: polling in MPI_Barrier
+ * they would take the cores the measured origin and the servers need. */
+#define OVH_NAP_US 1000
 
 typedef struct ovh_ctx {
     void **data;        /* OVH_BYTES on every process        */

@@ -13,7 +13,6 @@
 #include <time.h>
 
 #define OVH_SLOTS 4096   /* 8 B slots in OVH_BYTES / 2 */
-#define OVH_NAP_US 1000  /* naps of the ranks that sit a measurement out */
 
 /* k NbPuts of 8 B to t, each with its own handle, not waited on. */
 static void issue(ovh_ctx_t *c, int t, int k)

@@ -84,8 +84,8 @@ static arm_status_t alloc_state(const arm_core_t *c)
         rop_t *op = &arm_rc.ops[i];
         op->buf = malloc(arm_rc.slot_size);
         op->tab = malloc(maxseg * sizeof *op->tab);
-        op->lptr = malloc(maxseg * sizeof *op->lptr);
-        if (!op->buf || !op->tab || !op->lptr)
+        op->loc = malloc(maxseg * sizeof *op->loc);
+        if (!op->buf || !op->tab || !op->loc)
             return ARM_ERR_NO_MEMORY;
         arm_rc.free_ops[i] = OP_POOL - 1 - i;
     }
@@ -464,7 +464,7 @@ void arm_remote_finalize(arm_core_t *c)
         arm_rc.ops[i].big = NULL;
         arm_rc.ops[i].big_len = 0;
         free(arm_rc.ops[i].tab);
-        free(arm_rc.ops[i].lptr);
+        free(arm_rc.ops[i].loc);
     }
     free(arm_rc.credits);
     free(arm_rc.hop);

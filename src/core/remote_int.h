@@ -5,6 +5,7 @@
 #define ARM_REMOTE_INT_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "core/arm_remote.h"
@@ -27,6 +28,13 @@
 #define NOREPLY_RING 1024    /* detached requests remembered for refusals */
 #define NB_GEN_MASK 0xfffffu
 
+/* Where a GETSEG table entry's data lands: a piece's or a run's first
+ * address; in a run's second entry, the local step between its pieces. */
+typedef union seg_local {
+    char     *ptr;
+    ptrdiff_t step;
+} seg_local_t;
+
 /* One request in flight: its header, the payload it packs, and what to do
  * with the reply. */
 typedef struct rop {
@@ -48,7 +56,7 @@ typedef struct rop {
     size_t         big_len;
     const char    *rdata;      /* GETSEG: where the reply's data is read   */
     arm_srv_seg_t *tab;        /* segment table (slot_size / 16 entries)   */
-    char         **lptr;       /* GETSEG: where each segment lands locally */
+    seg_local_t   *loc;        /* GETSEG: where each entry lands locally   */
     size_t         data_len;
     int            nseg;
     unsigned       am_flags;   /* ARM_NET_AM_* for the request's send      */
@@ -329,6 +337,7 @@ typedef struct seg_builder {
     size_t bytes;
     size_t cap;          /* data bytes one request carries               */
     int large;           /* cap is beyond a slot: op->big, sent eagerly  */
+    int last;            /* cur's last entry (a run's first), -1: none   */
 } seg_builder_t;
 
 /* seg_max: the path's (arm_path_t.seg_max), 0 for a slot's worth. */
@@ -338,6 +347,9 @@ void arm_rem_sb_init(seg_builder_t *b, const char *call, int kind, int type,
  * memory runs out. */
 char *arm_rem_op_big(rop_t *op, size_t n);
 void arm_rem_sb_add(seg_builder_t *b, char *local, uint64_t raddr, size_t len);
+/* n pieces of len bytes, the k-th at local + k * lstep, raddr + k * rstride. */
+void arm_rem_sb_add_run(seg_builder_t *b, char *local, ptrdiff_t lstep, uint64_t raddr,
+                        uint64_t rstride, size_t len, size_t n);
 void arm_rem_sb_done(seg_builder_t *b, int op_family);
 
 /* proto/proto_acc_origin.c: a contiguous accumulate of n bytes at raddr

@@ -12,10 +12,21 @@
 static void unpack_reply(rop_t *op)
 {
     if (op->req.op == ARM_SRV_GETSEG) {
-        size_t off = 0;
+        const char *from = op->rdata;
         for (int i = 0; i < op->nseg; i++) {
-            memcpy(op->lptr[i], op->rdata + off, op->tab[i].len);
-            off += op->tab[i].len;
+            uint64_t len = op->tab[i].len;
+            if (!(len & ARM_SRV_SEG_RUN)) {
+                memcpy(op->loc[i].ptr, from, len);
+                from += len;
+                continue;
+            }
+            /* A run (decision 077): count pieces, each step apart here. */
+            len &= ~ARM_SRV_SEG_RUN;
+            uint64_t count = op->tab[i + 1].len;
+            uintptr_t to = (uintptr_t)op->loc[i].ptr;
+            for (uint64_t k = 0; k < count; k++, from += len, to += (uintptr_t)op->loc[i + 1].step)
+                memcpy((char *)to, from, len);
+            i++;
         }
     }
     op->replied = 1;

@@ -83,6 +83,16 @@ typedef struct arm_srv_seg {
     uint64_t len;
 } arm_srv_seg_t;
 
+/* A run in a segment table (decision 077): an entry whose len has
+ * ARM_SRV_SEG_RUN set is followed by a second entry whose raddr field holds
+ * a stride (> 0) and whose len field holds a count (>= 2). The pair stands
+ * for `count` pieces of (len & ~ARM_SRV_SEG_RUN) bytes (> 0) at raddr,
+ * raddr + stride, ..., served in that order, their data packed in order as
+ * for plain entries. nseg counts both entries of a pair. A strided transfer
+ * of many small rows thus carries 32 bytes of table per run of rows, not 16
+ * per row. */
+#define ARM_SRV_SEG_RUN (UINT64_C(1) << 63)
+
 typedef struct arm_srv_batch_ent {
     uint8_t  op;          /* ARM_SRV_PUT or ARM_SRV_ACC                      */
     uint8_t  type;        /* accumulate type                                 */

@@ -31,6 +31,8 @@ static void pool_put(struct arm_server *s, srv_prec_t *p)
     srv_slot_t *agg = p->agg;
     p->agg = NULL;
     p->rec.busy = 0;
+    free(p->rec.owned);
+    p->rec.owned = NULL;
     p->next = s->pfree;
     s->pfree = p;
     s->npfree++;
@@ -333,7 +335,7 @@ static int serve_combined(struct arm_server *s, srv_slot_t *agg, const arm_srv_f
     if (s->npfree < (split ? 1 : (int)ent->ncomb))
         return 0;
     char why[SRV_WHY_MAX];
-    srv_out_t out = { 0, NULL, 0, 0, { NULL, 0 }, 0, why };
+    srv_out_t out = { .why = why };
     int is_acc = ent->req.op == ARM_SRV_ACC;
     if (is_acc && srv_acc_waits(s, &ent->req, data, ent->dlen))
         return 0;   /* an origin holds the target's accumulate lock */
@@ -404,7 +406,7 @@ static int serve_here(struct arm_server *s, srv_slot_t *agg, const arm_srv_fwd_e
         return 0;
     p->rec.cl = agg->cl;
     char why[SRV_WHY_MAX];
-    srv_out_t out = { 0, NULL, 0, 0, { NULL, 0 }, 0, why };
+    srv_out_t out = { .why = why };
     const srv_handler_t *h = srv_handler_of(ent->req.op);
     arm_status_t st = ARM_ERR_INVALID_ARG;
     if (!h || ent->req.op == ARM_SRV_REG || ent->req.op == ARM_SRV_UNREG) {
@@ -426,11 +428,14 @@ static int serve_here(struct arm_server *s, srv_slot_t *agg, const arm_srv_fwd_e
     } else if (st != ARM_OK) {
         prec_refuse(s, p, ent->req.src, ent->req.req_id, st, why);
     } else if (out.reply) {
+        p->rec.owned = out.owned;
         prec_post(s, p, ent->req.src, ent->req.req_id, out.value, ARM_OK, out.iov, out.iovcnt,
                   out.bytes, agg);
+        out.owned = NULL;
     } else {
         pool_put(s, p);
     }
+    free(out.owned);
     return 1;
 }
 
@@ -504,7 +509,7 @@ int srv_fwd_retry_parked(struct arm_server *s)
             break;
         p->rec.cl = NULL;
         char why[SRV_WHY_MAX];
-        srv_out_t out = { 0, NULL, 0, 0, { NULL, 0 }, 0, why };
+        srv_out_t out = { .why = why };
         srv_slot_t v;
         memset(&v, 0, sizeof v);
         v.req = k->req;

@@ -105,24 +105,87 @@ static arm_status_t h_acc(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
     return ARM_OK;
 }
 
+/* One entry of a segment table: a piece (count 1), or a run of count
+ * pieces stride apart (ARM_SRV_SEG_RUN, decision 077); span: the bytes from
+ * the first piece's start to the last one's end. */
+typedef struct seg_ent {
+    uint64_t raddr, len, stride, count, span;
+} seg_ent_t;
+
+/* The entry at tab[*i] (advancing *i past it); 0 with out->why set when it
+ * is malformed. */
+static int seg_next(const arm_srv_seg_t *tab, unsigned n, unsigned *i, seg_ent_t *e,
+                    srv_out_t *out)
+{
+    arm_srv_seg_t a = tab[*i];
+    e->raddr = a.raddr;
+    if (!(a.len & ARM_SRV_SEG_RUN)) {
+        e->len = e->span = a.len;
+        e->stride = 0;
+        e->count = 1;
+        *i += 1;
+        return 1;
+    }
+    if (*i + 1 >= n) {
+        bad(out, "run at segment entry %u lacks its stride and count", *i);
+        return 0;
+    }
+    e->len = a.len & ~ARM_SRV_SEG_RUN;
+    e->stride = tab[*i + 1].raddr;
+    e->count = tab[*i + 1].len;
+    if (e->len == 0 || e->stride == 0 || e->count < 2 ||
+        __builtin_mul_overflow(e->count - 1, e->stride, &e->span) ||
+        __builtin_add_overflow(e->span, e->len, &e->span) ||
+        __builtin_add_overflow(e->raddr, e->span, &(uint64_t){ 0 })) {
+        bad(out, "run at segment entry %u (%llu pieces of %llu bytes, stride %llu) is "
+            "malformed", *i, (unsigned long long)e->count, (unsigned long long)e->len,
+            (unsigned long long)e->stride);
+        return 0;
+    }
+    *i += 2;
+    return 1;
+}
+
+/* What a segment table stands for: its pieces, their bytes, and how many
+ * of its entries are runs. */
+typedef struct seg_sum {
+    size_t pieces, runs;
+    uint64_t bytes;
+} seg_sum_t;
+
 /* The segment table of a segmented request, checked against its payload:
- * nseg entries, then (puts and accumulates) their data packed in order. */
+ * nseg entries, then (puts and accumulates) their data packed in order. An
+ * accumulate's pieces must be whole elements of its type. */
 static arm_status_t seg_table(const srv_slot_t *sl, int with_data, const arm_srv_seg_t **tab,
-                              srv_out_t *out)
+                              seg_sum_t *sum, srv_out_t *out)
 {
     const arm_srv_req_t *r = &sl->req;
     size_t need = (size_t)r->nseg * sizeof(arm_srv_seg_t);
     if (need > sl->dlen)
         return bad(out, "segment table of %u entries does not fit %u bytes", r->nseg, sl->dlen);
     *tab = (const arm_srv_seg_t *)(const void *)sl->dptr;
-    if (with_data) {
-        uint64_t total = 0;
-        for (unsigned i = 0; i < r->nseg; i++)
-            total += (*tab)[i].len;
-        if (total != sl->dlen - need)
-            return bad(out, "segments of %llu bytes with %zu bytes of data",
-                       (unsigned long long)total, sl->dlen - need);
+    uint64_t total = 0;
+    size_t n = 0, runs = 0;
+    for (unsigned i = 0; i < r->nseg;) {
+        seg_ent_t e;
+        uint64_t b;
+        if (!seg_next(*tab, r->nseg, &i, &e, out))
+            return ARM_ERR_INVALID_ARG;
+        if (r->op == ARM_SRV_ACCSEG) {
+            arm_status_t st = check_acc(r->sub, e.len, out);
+            if (st != ARM_OK)
+                return st;
+        }
+        if (__builtin_mul_overflow(e.len, e.count, &b) || __builtin_add_overflow(total, b, &total) ||
+            total > UINT32_MAX)
+            return bad(out, "segments of more than %u bytes", (unsigned)UINT32_MAX);
+        n += (size_t)e.count;
+        runs += e.count > 1;
     }
+    if (with_data && total != sl->dlen - need)
+        return bad(out, "segments of %llu bytes with %zu bytes of data",
+                   (unsigned long long)total, sl->dlen - need);
+    *sum = (seg_sum_t){ n, runs, total };
     return ARM_OK;
 }
 
@@ -131,29 +194,32 @@ static arm_status_t h_segwrite(struct arm_server *s, srv_slot_t *sl, srv_out_t *
     const arm_srv_req_t *r = &sl->req;
     const arm_srv_seg_t *tab = NULL;
     arm_shm_mutex_t *lock = NULL;
+    seg_sum_t sum;
     if (srv_acc_waits(s, r, sl->dptr, sl->dlen))
         return ARM_INPROGRESS;
-    arm_status_t st = seg_table(sl, 1, &tab, out);
-    if (st == ARM_OK && r->op == ARM_SRV_ACCSEG) {
+    arm_status_t st = seg_table(sl, 1, &tab, &sum, out);
+    if (st == ARM_OK && r->op == ARM_SRV_ACCSEG)
         st = acc_lock_of(s, r->target, &lock, out);
-        for (unsigned i = 0; st == ARM_OK && i < r->nseg; i++)
-            st = check_acc(r->sub, tab[i].len, out);
-    }
     if (st != ARM_OK)
         return st;
     const char *data = sl->dptr + (size_t)r->nseg * sizeof *tab;
     if (lock)
         arm_acc_lock(lock, s->p.acc_stride, ARM_ACC_ALL);
     size_t off = 0;
-    for (unsigned i = 0; i < r->nseg && st == ARM_OK; i++) {
-        char *dst = srv_addr(s, tab[i].raddr, tab[i].len, out->why);
-        if (!dst)
+    for (unsigned i = 0; i < r->nseg && st == ARM_OK;) {
+        seg_ent_t e;
+        seg_next(tab, r->nseg, &i, &e, out);   /* checked by seg_table */
+        char *dst = srv_addr(s, e.raddr, e.span, out->why);
+        if (!dst) {
             st = ARM_ERR_INVALID_ARG;
-        else if (!lock)
-            memcpy(dst, data + off, tab[i].len);
-        else
-            arm_acc_apply(r->sub, r->scale, dst, data + off, tab[i].len);
-        off += tab[i].len;
+            break;
+        }
+        for (uint64_t k = 0; k < e.count; k++, dst += e.stride, off += e.len) {
+            if (!lock)
+                memcpy(dst, data + off, e.len);
+            else
+                arm_acc_apply(r->sub, r->scale, dst, data + off, e.len);
+        }
     }
     if (lock)
         arm_acc_unlock(lock, s->p.acc_stride, ARM_ACC_ALL);
@@ -174,17 +240,64 @@ static arm_status_t h_get(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
     return ARM_OK;
 }
 
+/* A segmented get whose table has runs: more pieces than entries, so the
+ * reply cannot reuse the table in place. Small pieces are copied into one
+ * buffer (as srv_reply would, decision 073); larger ones get a gather list.
+ * Either is the reply's, freed once it is sent (out->owned). */
+static arm_status_t getseg_runs(struct arm_server *s, const arm_srv_seg_t *tab, unsigned nseg,
+                                const seg_sum_t *sum, srv_out_t *out)
+{
+    size_t pieces = sum->pieces;
+    uint64_t bytes = sum->bytes;
+    int pack = bytes < pieces * s->p.reply_pack_below;
+    char *buf = malloc(pack ? (size_t)bytes + 1 : pieces * sizeof(arm_net_iov_t));
+    if (!buf)
+        return bad(out, "no memory for a reply of %zu pieces", pieces);
+    arm_net_iov_t *iov = (arm_net_iov_t *)(void *)buf;
+    size_t at = 0, k = 0;
+    for (unsigned i = 0; i < nseg;) {
+        seg_ent_t e;
+        seg_next(tab, nseg, &i, &e, out);   /* checked by seg_table */
+        char *q = srv_addr(s, e.raddr, e.span, out->why);
+        if (!q) {
+            free(buf);
+            return ARM_ERR_INVALID_ARG;
+        }
+        for (uint64_t c = 0; c < e.count; c++, q += e.stride) {
+            if (pack) {
+                memcpy(buf + at, q, e.len);
+                at += e.len;
+            } else {
+                iov[k++] = (arm_net_iov_t){ q, (size_t)e.len };
+            }
+        }
+    }
+    out->owned = buf;
+    if (pack) {
+        out->one = (arm_net_iov_t){ buf, (size_t)bytes };
+        out->iov = &out->one;
+        out->iovcnt = 1;
+    } else {
+        out->iov = iov;
+        out->iovcnt = pieces;
+    }
+    out->bytes = bytes;
+    return ARM_OK;
+}
+
 static arm_status_t h_getseg(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
 {
     const arm_srv_req_t *r = &sl->req;
     const arm_srv_seg_t *tab = NULL;
-    arm_status_t st = seg_table(sl, 0, &tab, out);
+    seg_sum_t sum;
+    arm_status_t st = seg_table(sl, 0, &tab, &sum, out);
     if (st != ARM_OK)
         return st;
+    if (sum.runs)
+        return getseg_runs(s, tab, r->nseg, &sum, out);
     /* Each 16-byte segment entry becomes, in place, the 16-byte iov entry
      * that sends the segment straight from shared memory. */
     arm_net_iov_t *iov = (arm_net_iov_t *)(void *)sl->dptr;
-    size_t bytes = 0;
     for (unsigned i = 0; i < r->nseg; i++) {
         uint64_t a = tab[i].raddr, n = tab[i].len;
         char *q = srv_addr(s, a, n, out->why);
@@ -192,11 +305,10 @@ static arm_status_t h_getseg(struct arm_server *s, srv_slot_t *sl, srv_out_t *ou
             return ARM_ERR_INVALID_ARG;
         iov[i].buf = q;
         iov[i].len = (size_t)n;
-        bytes += n;
     }
     out->iov = iov;
     out->iovcnt = r->nseg;
-    out->bytes = bytes;
+    out->bytes = sum.bytes;
     return ARM_OK;
 }
 

@@ -41,6 +41,7 @@ typedef struct srv_rec {
     srv_slot_t    *slot;       /* freed when the send completes; NULL: none */
     int            busy;
     arm_net_iov_t  iov1;       /* a reply's one data buffer                  */
+    void          *owned;      /* srv_out_t.owned: freed when the send completes */
     char           why[SRV_WHY_MAX];
 } srv_rec_t;
 
@@ -222,6 +223,8 @@ typedef struct srv_out {
     arm_net_iov_t one;         /* where iov points for one buffer            */
     int reply;
     char *why;                 /* SRV_WHY_MAX bytes                          */
+    void *owned;               /* memory the reply's iov reads, freed once it
+                                  is sent (a get's table with runs)          */
 } srv_out_t;
 
 /* A handler serves the request in the slot at the head of its client's

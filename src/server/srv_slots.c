@@ -11,6 +11,7 @@
  * waiting clients, which the progress loop retries (decision 028). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "server/srv_int.h"
 #include "util/arm_log.h"
@@ -145,6 +146,8 @@ static void rec_done(srv_rec_t *rec, int async)
     srv_client_t *cl = rec->cl;
     srv_slot_t *sl = rec->slot;
     rec->busy = 0;
+    free(rec->owned);
+    rec->owned = NULL;
     if (sl) {
         rec->slot = NULL;
         srv_slot_free(sl);
@@ -163,10 +166,11 @@ static void rec_done(srv_rec_t *rec, int async)
  * sent, except the sync slot, which is free as soon as its reply is posted:
  * its client may then send the next one (decision 027). */
 static void slot_reply(srv_slot_t *sl, int64_t value, arm_status_t status,
-                       const arm_net_iov_t *iov, size_t iovcnt, size_t bytes)
+                       const arm_net_iov_t *iov, size_t iovcnt, size_t bytes, void *owned)
 {
     srv_client_t *cl = sl->cl;
     srv_rec_t *rec = is_sync(sl) ? sync_rec_free(cl) : &sl->rec;
+    rec->owned = owned;
     rec->rep.req_id = sl->req.req_id;
     rec->rep.value = value;
     rec->rep.status = status;
@@ -190,7 +194,7 @@ static void slot_refuse(srv_slot_t *sl, arm_status_t st, const char *why)
             (unsigned long long)sl->req.req_id, rec->why);
     s->stats.refused++;
     arm_net_iov_t iov = { rec->why, strlen(rec->why) };
-    slot_reply(sl, 0, st, &iov, 1, iov.len);
+    slot_reply(sl, 0, st, &iov, 1, iov.len, NULL);
 }
 
 void srv_post_refusal(srv_client_t *cl, srv_rec_t *rec)
@@ -206,7 +210,7 @@ void srv_post_refusal(srv_client_t *cl, srv_rec_t *rec)
 static int serve(struct arm_server *s, srv_slot_t *sl)
 {
     char why[SRV_WHY_MAX];
-    srv_out_t out = { 0, NULL, 0, 0, { NULL, 0 }, 0, why };
+    srv_out_t out = { .why = why };
     if (sl->cl->edge)
         return srv_fwd_serve(s, sl);
     const srv_handler_t *h = srv_handler_of(sl->req.op);
@@ -238,9 +242,11 @@ static int serve(struct arm_server *s, srv_slot_t *sl)
     if (st != ARM_OK)
         slot_refuse(sl, st, why);
     else if (out.reply)
-        slot_reply(sl, out.value, ARM_OK, out.iov, out.iovcnt, out.bytes);
+        slot_reply(sl, out.value, ARM_OK, out.iov, out.iovcnt, out.bytes, out.owned);
     else
         srv_slot_free(sl);
+    if (st != ARM_OK || !out.reply)
+        free(out.owned);
     return 1;
 }
 

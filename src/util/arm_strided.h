@@ -8,6 +8,10 @@
 #define ARM_MAX_STRIDE_LEVELS 7
 
 typedef void (*arm_strided_fn)(void *ctx, size_t src_off, size_t dst_off, size_t len);
+/* n pieces of len bytes, the k-th at src_off + k * src_step and dst_off +
+ * k * dst_step. */
+typedef void (*arm_strided_run_fn)(void *ctx, size_t src_off, size_t dst_off, size_t len,
+                                   size_t n, size_t src_step, size_t dst_step);
 
 /* Bytes from the first to one past the last byte touched. */
 size_t arm_strided_extent(int levels, const int *count, const int *stride);
@@ -17,5 +21,9 @@ size_t arm_strided_bytes(int levels, const int *count);
  * adjacent on both sides are merged into one larger piece. */
 void arm_strided_for_each(int levels, const int *count, const int *src_stride,
                           const int *dst_stride, arm_strided_fn fn, void *ctx);
+/* The same pieces, in the same order, a run at a time: the lowest level left
+ * after merging is each run (a single piece when none is left). */
+void arm_strided_for_each_run(int levels, const int *count, const int *src_stride,
+                              const int *dst_stride, arm_strided_run_fn fn, void *ctx);
 
 #endif

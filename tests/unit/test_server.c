@@ -195,6 +195,101 @@ static void test_segments(void)
     unit_section("strided and vector PUTSEG, GETSEG");
 }
 
+/* Runs in a segment table (decision 077): a run entry and its stride and
+ * count stand for count pieces; mixed with plain entries, for puts, gets
+ * (both reply forms) and accumulates; malformed runs are refused. */
+static void test_seg_runs(void)
+{
+    harness_t h;
+    h_init(&h, 4, 4, SLOT, MEM);
+    arm_srv_seg_t tab[4] = {
+        { h_addr(&h, 3000), 7 },
+        { h_addr(&h, 1000), 8 | ARM_SRV_SEG_RUN }, { 24, 10 },   /* 10 x 8 B, 24 apart */
+        { h_addr(&h, 5000), 5 },
+    };
+    size_t bytes = 7 + 80 + 5;
+    char pay[sizeof tab + 128], want[128];
+    memcpy(pay, tab, sizeof tab);
+    for (size_t b = 0; b < bytes; b++)
+        pay[sizeof tab + b] = want[b] = (char)(b * 7 + 1);
+    arm_srv_req_t r = h_req(&h, 1, ARM_SRV_PUTSEG, 0, 0);
+    r.nseg = 4;
+    h_send(&h, &r, pay, sizeof tab + bytes, 0);
+    int ok = memcmp(h.mem + 3000, want, 7) == 0 && memcmp(h.mem + 5000, want + 87, 5) == 0;
+    for (int k = 0; k < 10; k++)
+        ok &= memcmp(h.mem + 1000 + 24 * k, want + 7 + 8 * k, 8) == 0 &&
+              h.mem[1000 + 24 * k + 8] == 0 && h.mem[1000 + 24 * k + 23] == 0;
+    CHECK(ok, "PUTSEG with a run wrote its 10 pieces and nothing between them");
+    /* The same table read back: by gather list, then packed by the handler. */
+    for (int pack = 0; pack < 2; pack++) {
+        h.s->p.reply_pack_below = pack ? 8192 : 0;
+        r = h_req(&h, 2, ARM_SRV_GETSEG, 0, 0);
+        r.nseg = 4;
+        h_send(&h, &r, tab, sizeof tab, 0);
+        arm_srv_rep_t rep;
+        const char *data = NULL;
+        CHECK(h_answer(&h, r.req_id, &rep, &data) && rep.status == ARM_OK &&
+              rep.len == bytes && memcmp(data, want, bytes) == 0,
+              "GETSEG with a run answered its %zu bytes in order (%s)", bytes,
+              pack ? "packed" : "gather list");
+    }
+    /* An accumulate of longs through a run: 4 pieces of 2 longs, 64 B apart. */
+    long *acc = (long *)(void *)(h.mem + 8192);
+    arm_srv_seg_t atab[2] = { { h_addr(&h, 8192), 16 | ARM_SRV_SEG_RUN }, { 64, 4 } };
+    long src[8], two = 2;
+    for (int i = 0; i < 8; i++) {
+        src[i] = i + 1;
+        acc[(i / 2) * 8 + i % 2] = 100;
+    }
+    char apay[sizeof atab + sizeof src];
+    memcpy(apay, atab, sizeof atab);
+    memcpy(apay + sizeof atab, src, sizeof src);
+    r = h_req(&h, 3, ARM_SRV_ACCSEG, 0, 0);
+    r.sub = ARM_ACC_LNG;
+    r.nseg = 2;
+    memcpy(r.scale, &two, sizeof two);
+    h_send(&h, &r, apay, sizeof apay, 0);
+    ok = 1;
+    for (int i = 0; i < 8; i++)
+        ok &= acc[(i / 2) * 8 + i % 2] == 100 + 2 * (i + 1);
+    CHECK(ok && acc[2] == 0 && acc[7] == 0, "ACCSEG with a run added 2 x src into 4 pieces");
+    /* Malformed runs: each refused, with its reason; nothing written. */
+    struct { arm_srv_seg_t t[2]; unsigned n; const char *why; } badrun[] = {
+        { { { h_addr(&h, 0), 8 | ARM_SRV_SEG_RUN }, { 0, 0 } }, 1, "lacks its stride" },
+        { { { h_addr(&h, 0), 8 | ARM_SRV_SEG_RUN }, { 16, 1 } }, 2, "malformed" },
+        { { { h_addr(&h, 0), 8 | ARM_SRV_SEG_RUN }, { 0, 4 } }, 2, "malformed" },
+        { { { h_addr(&h, 0), 0 | ARM_SRV_SEG_RUN }, { 16, 4 } }, 2, "malformed" },
+        { { { h_addr(&h, 0), 8 | ARM_SRV_SEG_RUN }, { UINT64_C(1) << 62, 8 } }, 2, "malformed" },
+        { { { h_addr(&h, 0), 8 | ARM_SRV_SEG_RUN }, { 4096, 1000 } }, 2, "outside every" },
+    };
+    for (size_t i = 0; i < sizeof badrun / sizeof *badrun; i++) {
+        r = h_req(&h, 2, ARM_SRV_GETSEG, 0, 0);
+        r.nseg = (uint16_t)badrun[i].n;
+        h_send(&h, &r, badrun[i].t, badrun[i].n * sizeof(arm_srv_seg_t), 0);
+        arm_srv_rep_t rep;
+        const char *data = NULL;
+        CHECK(h_answer(&h, r.req_id, &rep, &data) && rep.status == ARM_ERR_INVALID_ARG &&
+              strstr(data, badrun[i].why), "malformed run %zu refused: %s", i, data);
+    }
+    char zeros[8000];
+    memset(zeros, 0x5a, sizeof zeros);
+    char *bpay = malloc(sizeof badrun[5].t + sizeof zeros);
+    memcpy(bpay, badrun[5].t, sizeof badrun[5].t);
+    memcpy(bpay + sizeof badrun[5].t, zeros, sizeof zeros);
+    h.mem[0] = 0;
+    r = h_req(&h, 1, ARM_SRV_PUTSEG, 0, 0);
+    r.nseg = 2;
+    h_send(&h, &r, bpay, sizeof badrun[5].t + sizeof zeros, 0);
+    arm_srv_rep_t rep;
+    const char *data = NULL;
+    CHECK(h_answer(&h, r.req_id, &rep, &data) && rep.status == ARM_ERR_INVALID_ARG &&
+          h.mem[0] == 0, "PUTSEG with a run past the segment refused, nothing written: %s",
+          data);
+    free(bpay);
+    h_fini(&h);
+    unit_section("segment tables with runs: PUTSEG, GETSEG, ACCSEG, malformed");
+}
+
 /* ---- batch ------------------------------------------------------------------------ */
 static void test_batch(void)
 {
@@ -453,6 +548,7 @@ int main(void)
     printf("unit.server: handlers through the fake transport\n");
     test_acc_types();
     test_segments();
+    test_seg_runs();
     test_batch();
     test_rmw();
     test_locks();

@@ -40,6 +40,14 @@ static void trace_fn(void *ctx, size_t soff, size_t doff, size_t len)
     t->n += len;
 }
 
+/* A run, expanded into its pieces for the trace. */
+static void trace_run_fn(void *ctx, size_t soff, size_t doff, size_t len, size_t n,
+                         size_t sstep, size_t dstep)
+{
+    for (size_t k = 0; k < n; k++)
+        trace_fn(ctx, soff + k * sstep, doff + k * dstep, len);
+}
+
 typedef struct {
     const unsigned char *src;
     unsigned char *dst;
@@ -122,6 +130,16 @@ static int check_case(int levels, const int *count, const int *ss, const int *ds
     if (want_calls >= 0)
         CHECK((long)got.calls == want_calls, "levels %d: %zu calls, want %ld", levels,
               got.calls, want_calls);
+    /* A run at a time: the same pieces in the same order. */
+    trace_t run = { 0 };
+    arm_strided_for_each_run(levels, count, ss, ds, trace_run_fn, &run);
+    CHECK(run.n == got.n && run.calls == got.calls &&
+          (run.n == 0 || (memcmp(run.src, got.src, run.n * sizeof *run.src) == 0 &&
+                          memcmp(run.dst, got.dst, run.n * sizeof *run.dst) == 0)),
+          "levels %d count0 %d: runs gave %zu bytes in %zu pieces, pieces %zu in %zu", levels,
+          count[0], run.n, run.calls, got.n, got.calls);
+    free(run.src);
+    free(run.dst);
 
     if (ref.n > 0) {
         /* Extent: one past the highest byte touched (all strides >= 0, so

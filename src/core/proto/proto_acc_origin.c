@@ -66,7 +66,7 @@ static void get_start(acc_origin_t *a, acc_chunk_t *c, size_t off)
     op->nseg = 1;
     op->tab[0].raddr = a->raddr + off;
     op->tab[0].len = c->len;
-    op->lptr[0] = c->buf;
+    op->loc[0].ptr = c->buf;
     arm_net_iov_t iov = { op->tab, sizeof(arm_srv_seg_t) };
     arm_rem_op_send(a->call, op, &iov, 1, 1, 0);
 }

@@ -58,12 +58,44 @@ static size_t room_of(const seg_builder_t *b, const rop_t *op)
     return tab + op->data_len < slot ? slot - tab - op->data_len : 0;
 }
 
+/* Does the whole piece (local, raddr, len) join cur's last entry as one
+ * more piece of a run (decision 077)? A piece the same length as the last,
+ * a stride further on at the target (and, for a get, a constant step further
+ * on here), extends its run, or makes a run of a plain entry; that costs one
+ * table entry at most, which room_of has reserved. */
+static int run_join(seg_builder_t *b, rop_t *op, char *local, uint64_t raddr, size_t len)
+{
+    int i = b->last;
+    if (i < 0)
+        return 0;
+    arm_srv_seg_t *e = &op->tab[i];
+    int get = b->kind == ARM_SRV_GETSEG;
+    if (!(e->len & ARM_SRV_SEG_RUN)) {
+        if (e->len != len || raddr <= e->raddr)
+            return 0;
+        e->len |= ARM_SRV_SEG_RUN;
+        op->tab[i + 1] = (arm_srv_seg_t){ raddr - e->raddr, 2 };
+        if (get)
+            op->loc[i + 1].step = (ptrdiff_t)((uintptr_t)local - (uintptr_t)op->loc[i].ptr);
+        op->nseg++;
+        return 1;
+    }
+    arm_srv_seg_t *r = &op->tab[i + 1];
+    if ((e->len & ~ARM_SRV_SEG_RUN) != len || raddr != e->raddr + r->len * r->raddr ||
+        (get && (uintptr_t)local != (uintptr_t)op->loc[i].ptr +
+                                    (uintptr_t)r->len * (uintptr_t)op->loc[i + 1].step))
+        return 0;
+    r->len++;
+    return 1;
+}
+
 /* Adds one contiguous piece: local address, remote address at the server. */
 void arm_rem_sb_add(seg_builder_t *b, char *local, uint64_t raddr, size_t len)
 {
     b->bytes += len;
     while (len > 0) {
         if (!b->cur) {
+            b->last = -1;
             rop_t *op = b->cur = arm_rem_op_get(b->node);
             op->req.op = (uint8_t)b->kind;
             op->req.sub = (uint8_t)b->type;
@@ -84,17 +116,59 @@ void arm_rem_sb_add(seg_builder_t *b, char *local, uint64_t raddr, size_t len)
             continue;
         }
         size_t take = len < room ? len : room;
-        op->tab[op->nseg].raddr = raddr;
-        op->tab[op->nseg].len = take;
-        if (b->kind == ARM_SRV_GETSEG)
-            op->lptr[op->nseg] = local;
-        else
+        if (take < len || !run_join(b, op, local, raddr, take)) {
+            b->last = take < len ? -1 : op->nseg;
+            op->tab[op->nseg].raddr = raddr;
+            op->tab[op->nseg].len = take;
+            if (b->kind == ARM_SRV_GETSEG)
+                op->loc[op->nseg].ptr = local;
+            op->nseg++;
+        }
+        if (b->kind != ARM_SRV_GETSEG)
             memcpy(data_buf(b, op) + op->data_len, local, take);
-        op->nseg++;
         op->data_len += take;
         local += take;
         raddr += take;
         len -= take;
+    }
+}
+
+/* Adds n pieces of len bytes, the k-th at local + k * lstep here and
+ * raddr + k * rstride at the server: the same as n calls of arm_rem_sb_add,
+ * but once a run is open in the request the pieces that fit join it in
+ * bulk, without the per-piece bookkeeping. */
+void arm_rem_sb_add_run(seg_builder_t *b, char *local, ptrdiff_t lstep, uint64_t raddr,
+                        uint64_t rstride, size_t len, size_t n)
+{
+    int get = b->kind == ARM_SRV_GETSEG;
+    while (n > 0) {
+        arm_rem_sb_add(b, local, raddr, len);
+        local += lstep;
+        raddr += rstride;
+        n--;
+        rop_t *op = b->cur;
+        if (n == 0 || !op || b->last < 0)
+            continue;
+        size_t room = room_of(b, op);
+        room -= room % b->elem;
+        size_t m = room / len < n ? room / len : n;
+        if (m == 0 || !run_join(b, op, local, raddr, len))
+            continue;   /* the next piece goes the general way */
+        /* It joined: the run's stride and step are this run's? */
+        arm_srv_seg_t *r = &op->tab[b->last + 1];
+        if (r->raddr != rstride || (get && op->loc[b->last + 1].step != lstep))
+            m = 1;
+        r->len += m - 1;
+        if (!get) {
+            char *d = data_buf(b, op) + op->data_len;
+            for (size_t k = 0; k < m; k++, d += len)
+                memcpy(d, local + (ptrdiff_t)k * lstep, len);
+        }
+        op->data_len += m * len;
+        b->bytes += m * len;
+        local += (ptrdiff_t)m * lstep;
+        raddr += m * rstride;
+        n -= m;
     }
 }
 
@@ -111,6 +185,7 @@ void arm_rem_sb_init(seg_builder_t *b, const char *call, int kind, int type,
     b->elem = kind == ARM_SRV_ACCSEG ? arm_acc_elem_size(type) : 1;
     b->large = seg_max > arm_rc.slot_size;
     b->cap = b->large ? seg_max : arm_rc.slot_size;
+    b->last = -1;
     arm_rem_order_paths(b->node, 0);
 }
 

@@ -13,13 +13,16 @@ typedef struct strided_remote {
     int remote_is_src;
 } strided_remote_t;
 
-static void strided_piece(void *ctx, size_t soff, size_t doff, size_t len)
+static void strided_run(void *ctx, size_t soff, size_t doff, size_t len, size_t n,
+                        size_t sstep, size_t dstep)
 {
     strided_remote_t *x = ctx;
     if (x->remote_is_src)
-        arm_rem_sb_add(x->b, x->local + doff, x->rbase + soff, len);
+        arm_rem_sb_add_run(x->b, x->local + doff, (ptrdiff_t)dstep, x->rbase + soff, sstep,
+                           len, n);
     else
-        arm_rem_sb_add(x->b, x->local + soff, x->rbase + doff, len);
+        arm_rem_sb_add_run(x->b, x->local + soff, (ptrdiff_t)sstep, x->rbase + doff, dstep,
+                           len, n);
 }
 
 /* ---- pipelined zero-copy chunks (gemini III-B2, decision 057) ------------------------
@@ -127,7 +130,7 @@ static void locked_strided(const char *call, int op, int type, const void *scale
     arm_rem_sb_init(&b, call, kind, type, scale, proc, path.seg_max);
     strided_remote_t x = { &b, remote_is_src ? dst : src,
                            s->raddr + ((uintptr_t)remote - s->base), remote_is_src };
-    arm_strided_for_each(levels, count, src_stride, dst_stride, strided_piece, &x);
+    arm_strided_for_each_run(levels, count, src_stride, dst_stride, strided_run, &x);
     arm_rem_sb_done(&b, op);
 }
 
