@@ -79,7 +79,8 @@ static arm_status_t alloc_state(const arm_core_t *c)
     int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
     for (int n = 0; n < c->nnodes; n++)
         arm_rc.credits[n] = slots;
-    size_t maxseg = arm_rc.slot_size / sizeof(arm_srv_seg_t);
+    /* A slot's worth of entries, and the padding after them (decision 077). */
+    size_t maxseg = arm_rc.slot_size / sizeof(arm_srv_seg_t) + 4;
     for (int i = 0; i < OP_POOL; i++) {
         rop_t *op = &arm_rc.ops[i];
         op->buf = malloc(arm_rc.slot_size);

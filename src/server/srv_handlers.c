@@ -182,9 +182,10 @@ static arm_status_t seg_table(const srv_slot_t *sl, int with_data, const arm_srv
         n += (size_t)e.count;
         runs += e.count > 1;
     }
-    if (with_data && total != sl->dlen - need)
+    size_t off = arm_srv_seg_data_off(r->nseg);
+    if (with_data && (off > sl->dlen || total != sl->dlen - off))
         return bad(out, "segments of %llu bytes with %zu bytes of data",
-                   (unsigned long long)total, sl->dlen - need);
+                   (unsigned long long)total, off > sl->dlen ? 0 : sl->dlen - off);
     *sum = (seg_sum_t){ n, runs, total };
     return ARM_OK;
 }
@@ -202,7 +203,7 @@ static arm_status_t h_segwrite(struct arm_server *s, srv_slot_t *sl, srv_out_t *
         st = acc_lock_of(s, r->target, &lock, out);
     if (st != ARM_OK)
         return st;
-    const char *data = sl->dptr + (size_t)r->nseg * sizeof *tab;
+    const char *data = sl->dptr + arm_srv_seg_data_off(r->nseg);
     if (lock)
         arm_acc_lock(lock, s->p.acc_stride, ARM_ACC_ALL);
     size_t off = 0;

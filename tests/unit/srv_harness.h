@@ -90,6 +90,19 @@ static inline arm_srv_req_t h_req(harness_t *h, int src, int op, uint64_t raddr,
     return r;
 }
 
+/* A segmented write's payload in buf: the nseg-entry table, zeros up to
+ * where the data begins (arm_srv_seg_data_off), then bytes of data.
+ * Returns the payload's length. */
+static inline size_t h_segpay(void *buf, const arm_srv_seg_t *tab, unsigned nseg,
+                              const void *data, size_t bytes)
+{
+    size_t off = arm_srv_seg_data_off(nseg);
+    memset(buf, 0, off);
+    memcpy(buf, tab, nseg * sizeof *tab);
+    memcpy((char *)buf + off, data, bytes);
+    return off + bytes;
+}
+
 /* Sends r with its payload; a request without ARM_SRV_SYNC spends a credit. */
 static inline arm_status_t h_send(harness_t *h, const arm_srv_req_t *r, const void *data,
                                   size_t len, int rndv)

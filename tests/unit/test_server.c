@@ -104,13 +104,12 @@ static void test_acc_types(void)
         arm_srv_seg_t tab[2] = { { h_addr(&h, 4096), cut }, { h_addr(&h, 8192) + cut,
                                                               bytes - cut } };
         char pay[64 + sizeof src];
-        memcpy(pay, tab, sizeof tab);
-        memcpy(pay + sizeof tab, src, bytes);
+        size_t plen = h_segpay(pay, tab, 2, src, bytes);
         r = h_req(&h, 3, ARM_SRV_ACCSEG, 0, 0);
         r.sub = (uint8_t)type;
         r.nseg = 2;
         set_scale(type, r.scale, 3, -2);
-        h_send(&h, &r, pay, sizeof tab + bytes, 0);
+        h_send(&h, &r, pay, plen, 0);
         CHECK(acc_matches(type, d2, want2, n / 2), "ACCSEG %s first piece", names[type]);
         double *w3 = want2 + (n / 2) * (size_t)ncomp(type);
         CHECK(acc_matches(type, d3 + cut, w3, n - n / 2), "ACCSEG %s second piece",
@@ -241,14 +240,13 @@ static void test_seg_runs(void)
         src[i] = i + 1;
         acc[(i / 2) * 8 + i % 2] = 100;
     }
-    char apay[sizeof atab + sizeof src];
-    memcpy(apay, atab, sizeof atab);
-    memcpy(apay + sizeof atab, src, sizeof src);
+    char apay[64 + sizeof src];
+    size_t alen = h_segpay(apay, atab, 2, src, sizeof src);
     r = h_req(&h, 3, ARM_SRV_ACCSEG, 0, 0);
     r.sub = ARM_ACC_LNG;
     r.nseg = 2;
     memcpy(r.scale, &two, sizeof two);
-    h_send(&h, &r, apay, sizeof apay, 0);
+    h_send(&h, &r, apay, alen, 0);
     ok = 1;
     for (int i = 0; i < 8; i++)
         ok &= acc[(i / 2) * 8 + i % 2] == 100 + 2 * (i + 1);
@@ -273,18 +271,17 @@ static void test_seg_runs(void)
     }
     char zeros[8000];
     memset(zeros, 0x5a, sizeof zeros);
-    char *bpay = malloc(sizeof badrun[5].t + sizeof zeros);
-    memcpy(bpay, badrun[5].t, sizeof badrun[5].t);
-    memcpy(bpay + sizeof badrun[5].t, zeros, sizeof zeros);
+    char *bpay = malloc(64 + sizeof zeros);
+    size_t blen = h_segpay(bpay, badrun[5].t, 2, zeros, sizeof zeros);
     h.mem[0] = 0;
     r = h_req(&h, 1, ARM_SRV_PUTSEG, 0, 0);
     r.nseg = 2;
-    h_send(&h, &r, bpay, sizeof badrun[5].t + sizeof zeros, 0);
+    h_send(&h, &r, bpay, blen, 0);
     arm_srv_rep_t rep;
     const char *data = NULL;
     CHECK(h_answer(&h, r.req_id, &rep, &data) && rep.status == ARM_ERR_INVALID_ARG &&
-          h.mem[0] == 0, "PUTSEG with a run past the segment refused, nothing written: %s",
-          data);
+          strstr(data, "outside every") && h.mem[0] == 0,
+          "PUTSEG with a run past the segment refused, nothing written: %s", data);
     free(bpay);
     h_fini(&h);
     unit_section("segment tables with runs: PUTSEG, GETSEG, ACCSEG, malformed");

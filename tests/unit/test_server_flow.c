@@ -66,29 +66,29 @@ static void test_big_segwrite(void)
     harness_t h;
     h_init(&h, 4, 4, SLOT, MEM);
     enum { A = 30000, B = 9000 };
-    static unsigned char msg[2 * sizeof(arm_srv_seg_t) + A + B];
+    static unsigned char msg[64 + A + B], data[A + B];
     arm_srv_seg_t tab[2] = { { h_addr(&h, 1000), A }, { h_addr(&h, 100000), B } };
-    memcpy(msg, tab, sizeof tab);
     for (size_t i = 0; i < A + B; i++)
-        msg[sizeof tab + i] = (unsigned char)(i * 7 + 3);
+        data[i] = (unsigned char)(i * 7 + 3);
+    size_t mlen = h_segpay(msg, tab, 2, data, A + B);
     arm_srv_req_t r = h_req(&h, 1, ARM_SRV_PUTSEG, 0, 0);
     r.nseg = 2;
-    h_send(&h, &r, msg, sizeof msg, 0);
+    h_send(&h, &r, msg, mlen, 0);
     h_drain_replies(&h);
     int ok = 1;
     for (size_t i = 0; i < A; i++)
         ok &= (unsigned char)h.mem[1000 + i] == (unsigned char)(i * 7 + 3);
     for (size_t i = 0; i < B; i++)
         ok &= (unsigned char)h.mem[100000 + i] == (unsigned char)((A + i) * 7 + 3);
-    CHECK(ok && h.s->stats.refused == 0, "a %zu-byte segmented put is written whole",
-          sizeof msg);
+    CHECK(ok && h.s->stats.refused == 0, "a %zu-byte segmented put is written whole", mlen);
     /* An accumulate of longs beyond a slot. */
     enum { NL = 4000 };
-    static unsigned char acc[sizeof(arm_srv_seg_t) + NL * sizeof(long)];
+    static unsigned char acc[64 + NL * sizeof(long)];
+    static long vals[NL];
     arm_srv_seg_t t1 = { h_addr(&h, 200000), NL * sizeof(long) };
-    memcpy(acc, &t1, sizeof t1);
     for (long i = 0; i < NL; i++)
-        memcpy(acc + sizeof t1 + (size_t)i * sizeof(long), &i, sizeof i);
+        vals[i] = i;
+    h_segpay(acc, &t1, 1, vals, sizeof vals);
     for (int k = 0; k < 2; k++) {
         r = h_req(&h, 1, ARM_SRV_ACCSEG, 0, 0);
         r.sub = ARM_ACC_LNG;

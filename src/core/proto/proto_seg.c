@@ -40,8 +40,11 @@ void arm_rem_sb_flush(seg_builder_t *b)
         }
         return;
     }
-    arm_net_iov_t iov[2] = { { op->tab, tab_bytes }, { data_buf(b, op), op->data_len } };
-    op->req.len = (uint32_t)(tab_bytes + op->data_len);
+    /* The data starts 64-byte aligned: the table's padding goes as zeros. */
+    size_t off = arm_srv_seg_data_off((unsigned)op->nseg);
+    memset((char *)op->tab + tab_bytes, 0, off - tab_bytes);
+    arm_net_iov_t iov[2] = { { op->tab, off }, { data_buf(b, op), op->data_len } };
+    op->req.len = (uint32_t)(off + op->data_len);
     if (op->req.len > arm_rc.slot_size)
         op->am_flags = ARM_NET_AM_EAGER;
     arm_rem_op_send(b->call, op, iov, 2, 0, 1);
@@ -50,7 +53,7 @@ void arm_rem_sb_flush(seg_builder_t *b)
 /* Bytes the current request of b can still take. */
 static size_t room_of(const seg_builder_t *b, const rop_t *op)
 {
-    size_t slot = arm_rc.slot_size, tab = (size_t)(op->nseg + 1) * sizeof(arm_srv_seg_t);
+    size_t slot = arm_rc.slot_size, tab = arm_srv_seg_data_off((unsigned)op->nseg + 1);
     if (tab > slot)
         return 0;
     if (b->kind == ARM_SRV_GETSEG || b->large)   /* table and data apart */
