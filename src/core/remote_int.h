@@ -55,7 +55,8 @@ typedef struct rop {
                                   on first use, kept                       */
     size_t         big_len;
     const char    *rdata;      /* GETSEG: where the reply's data is read   */
-    arm_srv_seg_t *tab;        /* segment table (slot_size / 16 entries)   */
+    arm_srv_seg_t *tab;        /* segment table (slot_size / 16 entries,
+                                  and room for the padding after them)     */
     seg_local_t   *loc;        /* GETSEG: where each entry lands locally   */
     size_t         data_len;
     int            nseg;

@@ -157,7 +157,8 @@ void arm_rem_sb_add_run(seg_builder_t *b, char *local, ptrdiff_t lstep, uint64_t
         size_t m = room / len < n ? room / len : n;
         if (m == 0 || !run_join(b, op, local, raddr, len))
             continue;   /* the next piece goes the general way */
-        /* It joined: the run's stride and step are this run's? */
+        /* It joined. The rest join in bulk only if the run it joined has
+         * this call's stride and step (an older run may have another). */
         arm_srv_seg_t *r = &op->tab[b->last + 1];
         if (r->raddr != rstride || (get && op->loc[b->last + 1].step != lstep))
             m = 1;
