@@ -91,6 +91,10 @@ typedef struct armada_stats {
     uint64_t batches_swept;          /* aggregation batches its progress agent
                                         sent because nothing joined them for
                                         ARMADA_BATCH_IDLE_US                */
+    uint64_t server_fwd_acks;        /* answers its server sent only to tell an
+                                        origin how many of its forwarded writes
+                                        were served (decision 078; final at
+                                        ARMCI_Finalize)                     */
 } armada_stats_t;
 
 /* Copies this process's counters into *out. Returns 0, or -1 when ARMCI is

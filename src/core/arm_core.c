@@ -200,7 +200,7 @@ static void print_stats(arm_core_t *c)
         snprintf(line + n, sizeof line - (size_t)n,
                  " server_clients=%llu edges_in=%llu edges_out=%llu fwd_requests=%llu "
                  "fwd_messages=%llu fwd_combined=%llu fwd_in_requests=%llu fwd_in_messages=%llu "
-                 "fwd_in_early=%llu split_sent=%llu split_replies=%llu",
+                 "fwd_in_early=%llu split_sent=%llu split_replies=%llu fwd_acks=%llu",
                  (unsigned long long)t->server_clients, (unsigned long long)t->server_edges_in,
                  (unsigned long long)t->server_edges_out,
                  (unsigned long long)t->server_fwd_requests,
@@ -210,7 +210,8 @@ static void print_stats(arm_core_t *c)
                  (unsigned long long)t->server_fwd_in_messages,
                  (unsigned long long)t->server_fwd_in_early,
                  (unsigned long long)t->server_split_sent,
-                 (unsigned long long)t->server_split_replies);
+                 (unsigned long long)t->server_split_replies,
+                 (unsigned long long)t->server_fwd_acks);
     fprintf(stderr, "%s\n", line);
 }
 

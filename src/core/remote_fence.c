@@ -15,26 +15,35 @@ void arm_rem_mark_dirty(int node, unsigned char *flags)
     __atomic_store_n(&flags[node], 1, __ATOMIC_RELAXED);
 }
 
-/* ---- acknowledged writes (decision 058) ---------------------------------------------- */
+/* ---- acknowledged writes (decisions 058, 078) ------------------------------------------ */
 /* Every request this process sent to node's server has been served there:
  * all of node's credits are home. A server frees a credited slot once its
  * request is served, and a reply (to anything, or a credit return after
  * the server found nothing more to do, ARMADA_FENCE_ACK_US) brings the
  * credits back.
- * A node reached through another server is not known this way (its first
- * hop frees the slot once it forwarded the request), nor are writes still
- * held in a batch or waiting to be sent. The replies already arrived are
- * taken first (up to 8 polls of the worker). */
+ * A node reached through another server is known the same way from its
+ * own count: its first hop frees the slot once it forwarded the request,
+ * so the target counts the forwarded writes it served and its answers
+ * carry that count (decision 078). Writes still held in a batch or waiting
+ * to be sent are not done. The replies already arrived are taken first (up
+ * to 8 polls of the worker). */
+static int all_home(int node)
+{
+    if (arm_rc.hop[node] != node)
+        return arm_rc.fwd_acked[node] == arm_rc.fwd_sent[node];
+    const int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
+    return arm_rc.credits[node] == slots;
+}
+
 static int srv_writes_done(int node)
 {
-    if (arm_rc.hop[node] != node || arm_rc.unsent[node] ||
-        (arm_rc.batch && arm_rc.batch_node == node) || arm_rem_tb_holds(node))
+    if (arm_rc.unsent[node] || (arm_rc.batch && arm_rc.batch_node == node) ||
+        arm_rem_tb_holds(node))
         return 0;
-    const int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
-    for (int i = 0; i < 8 && arm_rc.credits[node] != slots; i++)
+    for (int i = 0; i < 8 && !all_home(node); i++)
         if (!arm_net_progress(arm_rc.w))
             break;
-    return arm_rc.credits[node] == slots;
+    return all_home(node);
 }
 
 /* ---- ordering ---------------------------------------------------------------------- */

@@ -73,8 +73,11 @@ static arm_status_t alloc_state(const arm_core_t *c)
     arm_rc.fencing = calloc(nn, sizeof *arm_rc.fencing);
     arm_rc.hop = calloc(nn, sizeof *arm_rc.hop);
     arm_rc.unsent = calloc(nn, sizeof *arm_rc.unsent);
+    arm_rc.fwd_sent = calloc(nn, sizeof *arm_rc.fwd_sent);
+    arm_rc.fwd_acked = calloc(nn, sizeof *arm_rc.fwd_acked);
     if (!arm_rc.credits || !arm_rc.srv_dirty || !arm_rc.rma_dirty || !arm_rc.dirty_list ||
-        !arm_rc.node_caps || !arm_rc.fencing || !arm_rc.hop || !arm_rc.unsent)
+        !arm_rc.node_caps || !arm_rc.fencing || !arm_rc.hop || !arm_rc.unsent ||
+        !arm_rc.fwd_sent || !arm_rc.fwd_acked)
         return ARM_ERR_NO_MEMORY;
     int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
     for (int n = 0; n < c->nnodes; n++)
@@ -438,6 +441,7 @@ void arm_remote_finalize(arm_core_t *c)
         c->stats.server_split_replies = ss.split_replies;
         c->stats.server_relayed = ss.relayed;
         c->stats.server_packed_replies = ss.packed_replies;
+        c->stats.server_fwd_acks = ss.fwd_acks;
         c->stats.server_cpu_ns = ss.cpu_ns;
         if (arm_config.stats)
             print_edges(c);
@@ -470,6 +474,8 @@ void arm_remote_finalize(arm_core_t *c)
     free(arm_rc.credits);
     free(arm_rc.hop);
     free(arm_rc.unsent);
+    free(arm_rc.fwd_sent);
+    free(arm_rc.fwd_acked);
     free(arm_rc.srv_dirty);
     free(arm_rc.node_caps);
     free(arm_rc.fencing);

@@ -103,6 +103,11 @@ typedef struct arm_remote_ctx {
     int *hop;                   /* node -> the node whose server a request to
                                    it goes to: the first hop of its route in
                                    the virtual topology (itself in FCG)     */
+    /* Forwarded writes (decision 078): node -> requests wanting no reply
+     * sent to it through another server, and how many of them its server
+     * has said it served (the credits field of its answers). Equal: all
+     * served, a fence needs no message. */
+    uint32_t *fwd_sent, *fwd_acked;
     arm_topo_t topo;
     int topo_on;                /* a topology other than FCG               */
     unsigned char *srv_dirty;   /* node -> writes sent since the last fence */

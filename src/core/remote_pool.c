@@ -148,6 +148,9 @@ int arm_rem_op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_
     for (size_t i = 0; i < iovcnt; i++)
         op->iov[i] = iov[i];
     arm_rem_set_req_id(call, op, want_reply);
+    /* Its target tells this process when it is served (decision 078). */
+    if (!want_reply && hop != op->node)
+        arm_rc.fwd_sent[op->node]++;
     size_t hdr_len = sizeof op->req;
     if (arm_rc.inject)
         arm_rem_inject(call, op, op->iov, &iovcnt, &hdr_len);

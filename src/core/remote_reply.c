@@ -76,8 +76,14 @@ arm_status_t arm_rem_on_reply(void *arg, const arm_net_am_msg_t *msg)
     arm_srv_rep_t rep;
     (void)arg;
     memcpy(&rep, msg->hdr, sizeof rep);
-    if (rep.node >= 0 && rep.node < arm_core.nnodes)
-        arm_rc.credits[rep.node] += (int)rep.credits;
+    /* From a node reached through another server, credits counts this
+     * process's forwarded writes served there (decision 078). */
+    if (rep.node >= 0 && rep.node < arm_core.nnodes) {
+        if (arm_rc.hop[rep.node] == rep.node)
+            arm_rc.credits[rep.node] += (int)rep.credits;
+        else
+            arm_rc.fwd_acked[rep.node] += rep.credits;
+    }
     if (rep.req_id & ARM_SRV_REQ_NOREPLY) {
         /* Answered only when refused (an older server may answer anyway). */
         if (rep.status < 0) {

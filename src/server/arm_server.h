@@ -115,6 +115,9 @@ typedef struct arm_server_stats {
                                      (bound_replies)                           */
     uint64_t packed_replies;      /* segmented answers packed into one buffer  */
     uint64_t cpu_ns;              /* processor time of the server thread       */
+    uint64_t fwd_acks;            /* answers telling an origin only how many of
+                                     its forwarded writes were served here
+                                     (decision 078)                           */
 } arm_server_stats_t;
 
 /* Starts the server thread on the net layer's server worker. */

@@ -117,7 +117,10 @@ typedef struct arm_srv_batch_ent {
 typedef struct arm_srv_rep {
     uint64_t req_id;      /* 0: credits only                                 */
     int64_t  value;       /* rmw old value; REG: the segment's base          */
-    uint32_t credits;     /* slots freed since the last reply to this client */
+    uint32_t credits;     /* slots freed since the last reply to this client;
+                             from a node the client reaches through another
+                             server: its forwarded requests wanting no reply
+                             served there since the last answer (decision 078) */
     int32_t  status;      /* arm_status_t of the request                     */
     uint32_t len;         /* payload bytes following                         */
     int32_t  node;        /* the replying server's node (credits are per node) */

@@ -59,6 +59,8 @@ static void prec_post(struct arm_server *s, srv_prec_t *p, int dest, uint64_t re
     rec->rep.status = status;
     rec->rep.len = (uint32_t)bytes;
     rec->rep.node = s->p.node;
+    /* The origin's forwarded writes served here ride along (decision 078). */
+    rec->rep.credits = srv_fack_take(s, dest);
     rec->busy = 1;
     p->dest = dest;
     p->agg = agg;
@@ -87,6 +89,17 @@ static void prec_refuse(struct arm_server *s, srv_prec_t *p, int dest, uint64_t 
     arm_net_iov_t iov = { p->rec.why, strlen(p->rec.why) };
     s->stats.refused++;
     prec_post(s, p, dest, req_id, 0, st, &iov, 1, iov.len, NULL);
+}
+
+int srv_fwd_ack(struct arm_server *s, int rank)
+{
+    srv_prec_t *p = pool_get(s);
+    if (!p)
+        return 0;
+    p->rec.cl = NULL;
+    s->stats.fwd_acks++;
+    prec_post(s, p, rank, 0, 0, ARM_OK, NULL, 0, 0, NULL);
+    return 1;
 }
 
 arm_status_t srv_fwd_refuse_to(struct arm_server *s, int rank, uint64_t req_id, arm_status_t st,
@@ -362,8 +375,11 @@ static int serve_combined(struct arm_server *s, srv_slot_t *agg, const arm_srv_f
         arm_srv_comb_t c;
         memcpy(&c, data + (size_t)i * sizeof c, sizeof c);
         s->stats.requests++;
-        if (st == ARM_OK && is_acc)
+        if (st == ARM_OK && is_acc) {
+            if (c.req_id & ARM_SRV_REQ_NOREPLY)
+                srv_fack_note(s, c.src, 1);
             continue;
+        }
         srv_prec_t *p = pool_get(s);
         p->rec.cl = agg->cl;
         int64_t val = comb_value(&ent->req, out.value, prefix);
@@ -422,6 +438,8 @@ static int serve_here(struct arm_server *s, srv_slot_t *agg, const arm_srv_fwd_e
         st = h->fn(s, &v, &out);
     }
     s->stats.requests += st != ARM_INPROGRESS;
+    if (st == ARM_OK && (ent->req.req_id & ARM_SRV_REQ_NOREPLY))
+        srv_fack_note(s, ent->req.src, 1);
     if (st == ARM_INPROGRESS) {
         park(s, &ent->req);
         pool_put(s, p);

@@ -152,6 +152,12 @@ typedef struct srv_split {
     arm_srv_comb_t ent[];
 } srv_split_t;
 
+/* A count of forwarded writes served for one origin (srv_fack.c). */
+typedef struct srv_fack {
+    int32_t        rank;       /* -1: empty                                 */
+    uint32_t       owed;       /* served, not yet told to the origin        */
+} srv_fack_t;
+
 typedef struct srv_park {
     arm_srv_req_t  req;
     struct srv_park *next;
@@ -209,6 +215,10 @@ struct arm_server {
                                   the first)                              */
     srv_client_t *acks;        /* clients with ack_due set                   */
     double ack_since;          /* when the first of them was noted           */
+    srv_fack_t *fack;          /* forwarded writes served, by origin rank    */
+    uint32_t fack_cap, fack_used;
+    int32_t *fack_due;         /* origins owed a count (fence_ack)           */
+    uint32_t fack_ndue, fack_due_cap;
     arm_server_stats_t stats;
     uint64_t start_bytes;      /* stats.buffer_bytes before the thread ran   */
 };
@@ -292,6 +302,9 @@ int srv_fwd_serve(struct arm_server *s, srv_slot_t *sl);
 int srv_fwd_retry_parked(struct arm_server *s);
 /* Credits of an incoming edge go back to its server. */
 void srv_fwd_send_credits(srv_client_t *edge);
+/* An answer to rank carrying only its forwarded writes served here
+ * (decision 078), from the reply pool; 0 when no record is free. */
+int srv_fwd_ack(struct arm_server *s, int rank);
 /* Refuses a request of rank (not a client here) from the reply pool. */
 arm_status_t srv_fwd_refuse_to(struct arm_server *s, int rank, uint64_t req_id, arm_status_t st,
                                const char *why);
@@ -329,6 +342,15 @@ void srv_post_refusal(srv_client_t *cl, srv_rec_t *rec);
 /* Drains every waiting client once; non-zero when one stopped waiting. */
 int srv_retry_blocked(struct arm_server *s);
 int srv_ack_idle(struct arm_server *s);
+
+/* srv_fack.c: acknowledging forwarded writes (decision 078). */
+/* n forwarded requests of rank wanting no reply were served here. */
+void srv_fack_note(struct arm_server *s, int rank, uint32_t n);
+/* What rank is owed, now told (an answer to rank carries it). */
+uint32_t srv_fack_take(struct arm_server *s, int rank);
+/* Tells every origin owed a count (server idle); non-zero when one was. */
+int srv_fack_idle(struct arm_server *s);
+void srv_fack_fini(struct arm_server *s);
 
 /* srv_segs.c */
 /* The address of [raddr, +len) when one registered segment holds it;

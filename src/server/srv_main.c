@@ -64,7 +64,7 @@ void *srv_thread(void *arg)
     struct arm_server *s = arg;
     int idle = 0;
     while (!atomic_load_explicit(&s->stop, memory_order_acquire)) {
-        if (srv_progress(s) || (s->acks && srv_ack_idle(s))) {
+        if (srv_progress(s) || ((s->acks || s->fack_ndue) && srv_ack_idle(s))) {
             idle = 0;
             continue;
         }
@@ -81,7 +81,7 @@ void *srv_thread(void *arg)
         /* Waiting lock requests, and acknowledgements not yet due, are
          * looked at again every millisecond; otherwise
          * sleep until the transport has events (or a wakeup). */
-        s->x->wait(s->xctx, s->nblocked || s->nparked || s->nsplits || s->acks ? 1 : 1000);
+        s->x->wait(s->xctx, s->nblocked || s->nparked || s->nsplits || s->acks || s->fack_ndue ? 1 : 1000);
         idle = 0;
     }
     /* The thread's processor time, for the statistics (read after join). */
@@ -97,6 +97,7 @@ void srv_destroy(struct arm_server *s)
         return;
     srv_segs_clear(s);
     srv_fwd_fini(s);
+    srv_fack_fini(s);
     srv_clients_fini(s);
     free(s->acc_owner);
     free(s);

@@ -70,8 +70,8 @@ static int half_back(const srv_client_t *cl)
 
 /* Acknowledgements (fence_ack): every request of the client is served,
  * and a credit is owed. (A forwarded request frees its slot here once sent
- * on, not served: edges and forwarding are not acknowledged; the client
- * fences those nodes with a message.) */
+ * on, not served: its target tells the origin when it has served it,
+ * srv_fack.c, decision 078.) */
 static int ack_owed(const srv_client_t *cl)
 {
     return cl->srv->p.fence_ack && !cl->edge && cl->qcount == 0 && cl->unreturned > 0;
@@ -86,7 +86,7 @@ static void ack_note(srv_client_t *cl)
     struct arm_server *s = cl->srv;
     if (!s->p.fence_ack || cl->edge || cl->ack_due)
         return;
-    if (!s->acks)
+    if (!s->acks && !s->fack_ndue)
         s->ack_since = arm_time_now();
     cl->ack_due = 1;
     cl->anext = s->acks;
@@ -98,6 +98,7 @@ int srv_ack_idle(struct arm_server *s)
     if (arm_time_now() - s->ack_since < 1e-6 * s->p.ack_us)
         return 0;
     srv_client_t *cl = s->acks;
+    int did = cl != NULL;
     s->acks = NULL;
     while (cl) {
         srv_client_t *next = cl->anext;
@@ -109,7 +110,10 @@ int srv_ack_idle(struct arm_server *s)
             srv_send_credits(cl);
         cl = next;
     }
-    return 1;
+    /* Origins of forwarded writes (decision 078). */
+    if (s->fack_ndue)
+        did |= srv_fack_idle(s);
+    return did;
 }
 
 void srv_slot_free(srv_slot_t *sl)

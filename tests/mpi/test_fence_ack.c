@@ -2,7 +2,9 @@
  * message (decision 058), one whose writes are not known served does, and
  * the data is at the target after either.
  *
- * Run with every rank its own node (ARMADA_PPN=1). Fence messages are
+ * Run with every rank its own node (ARMADA_PPN=1), under any topology: a
+ * node reached through other servers is told of the same way (decision
+ * 078). Fence messages are
  * counted as ops[ARMADA_OP_FENCE][ARMADA_PATH_SERVER] (a fence request, or a
  * batch carrying one), RMA flushes as [ARMADA_PATH_RMA]. The expectations
  * follow ARMADA_FENCE_ACK_US (default 50; -1: off) and the path the puts took:
@@ -122,6 +124,25 @@ static void server_path(int ack)
     ARMCI_AllFence();
     CHECK_EQ(fence_count(ARMADA_PATH_SERVER) - before, 0,
              "AllFence messages after acknowledged writes to every node");
+    /* Written, then left alone: every server tells of its writes when idle,
+     * also those that reached it through another server under a topology
+     * (decision 078), so the AllFence mostly sends nothing. */
+    if (ack) {
+        uint64_t sum = 0;
+        for (int r = 0; r < 4; r++) {
+            for (int t = 0; t < np; t++)
+                if (t != me)
+                    ARMCI_Put(src, (char *)base[t] + (2 + me) * BIG, (int)BIG, t);
+            tst_nap(20000);
+            before = fence_count(ARMADA_PATH_SERVER);
+            ARMCI_AllFence();
+            sum += fence_count(ARMADA_PATH_SERVER) - before;
+        }
+        CHECK(sum <= (uint64_t)(4 * (np - 1)) / 2, "%llu AllFence messages after writes to %d "
+              "nodes and a pause, 4 times", (unsigned long long)sum, np - 1);
+        TST_SAY("put to every node+pause+AllFence: %llu fence messages in 4 rounds",
+                (unsigned long long)sum);
+    }
     /* And unacknowledged (FENCE_ACK_US=-1): one message per node written. */
     if (!ack) {
         for (int t = 0; t < np; t++)

@@ -16,7 +16,8 @@
  * value of one serial order); a lock held at the target parks a forwarded
  * lock request without stopping the edge, and the unlock grants it;
  * requests that cannot be forwarded are refused to their origin; with split
- * answers, the combining server answers the origins for the target. */
+ * answers, the combining server answers the origins for the target; a
+ * target tells each origin how many of its forwarded writes it served. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include "server/srv_int.h"
@@ -38,6 +39,8 @@ typedef struct reply {
 
 /* Split answers of combined fetch-and-adds (decision 047) in the servers made. */
 static int w_split;
+/* Servers acknowledge when idle (fence_ack, ack_us 0: at the first idle pass). */
+static int w_ack;
 
 typedef struct world {
     int n;
@@ -74,7 +77,8 @@ static void w_init(world_t *w, arm_topo_kind_t kind, int n, const char *dims, in
         arm_server_params_t p = { .nproc = n, .node = k, .acc_lock = w->lockp, .slots = 2,
                                   .slot_size = SLOT, .progress = ARM_SRV_PROGRESS_POLL,
                                   .topo = &w->topo, .node_of = w->node_of,
-                                  .edge_slots = edge_slots, .combine = 1, .split = w_split };
+                                  .edge_slots = edge_slots, .combine = 1, .split = w_split,
+                                  .fence_ack = w_ack, .ack_us = 0 };
         if (srv_create(&p, &srv_xport_fake, &w->f[k], &w->s[k]) != ARM_OK) {
             fprintf(stderr, "srv_create failed\n");
             exit(2);
@@ -480,6 +484,126 @@ static void refusals(void)
     free(w);
 }
 
+/* What node told rank r of its forwarded writes served (decision 078):
+ * the credits of r's answers from node, and how many answers carried only
+ * that. */
+static uint32_t told(const world_t *w, int r, int node, int *alone)
+{
+    uint32_t n = 0;
+    *alone = 0;
+    for (int i = 0; i < w->ninbox[r] && i < 256; i++)
+        if (w->inbox[r][i].rep.node == node) {
+            n += w->inbox[r][i].rep.credits;
+            *alone += w->inbox[r][i].rep.req_id == 0;
+        }
+    return n;
+}
+
+/* Idle passes at every server, then the network carries their answers. */
+static void w_idle(world_t *w)
+{
+    for (int k = 0; k < w->n; k++)
+        srv_ack_idle(w->s[k]);
+    w_run(w);
+}
+
+/* A target tells each origin how many of its forwarded writes it served:
+ * with an idle server, in an answer of its own; otherwise in the next
+ * answer to that origin (a get's). Combined accumulates count for each of
+ * their origins; requests with a reply, and a first hop, count nothing. */
+static void forwarded_acks(void)
+{
+    world_t *w = malloc(sizeof *w);
+    w_ack = 1;
+    w_init(w, ARM_TOPO_MFCG, 9, "3x3", 2);
+    long long v = 5;
+    for (int i = 0; i < 3; i++) {
+        arm_srv_req_t p = req(w, 8, 0, ARM_SRV_PUT, addr(w, 0, 64), 8, 0);
+        send_req(w, &p, &v, 8, 0);
+    }
+    w_run(w);
+    int alone = 0;
+    CHECK(told(w, 8, 0, &alone) == 0, "nothing told before the target is idle");
+    w_idle(w);
+    uint32_t n = told(w, 8, 0, &alone);
+    CHECK(n == 3 && alone == 1 && w->s[0]->stats.fwd_acks == 1,
+          "idle node 0 told origin 8 of its 3 puts in one answer (%u in %d, %llu sent)", n,
+          alone, (unsigned long long)w->s[0]->stats.fwd_acks);
+    w_idle(w);
+    CHECK(w->s[0]->stats.fwd_acks == 1, "told once: a second idle pass sends nothing (%llu)",
+          (unsigned long long)w->s[0]->stats.fwd_acks);
+
+    /* Two puts, then a get: its answer carries them; idle, nothing more. */
+    w->ninbox[8] = 0;
+    for (int i = 0; i < 2; i++) {
+        arm_srv_req_t p = req(w, 8, 0, ARM_SRV_PUT, addr(w, 0, 64), 8, 0);
+        send_req(w, &p, &v, 8, 0);
+    }
+    arm_srv_req_t g = req(w, 8, 0, ARM_SRV_GET, addr(w, 0, 64), 8, 1);
+    send_req(w, &g, NULL, 0, 1);
+    w_run(w);
+    const reply_t *a = answer(w, 8, g.req_id);
+    CHECK(a && a->rep.credits == 2, "the get's answer told of the 2 puts before it (%u)",
+          a ? a->rep.credits : 0);
+    w_idle(w);
+    CHECK(told(w, 8, 0, &alone) == 2 && alone == 0, "and nothing was told twice (%u, %d alone)",
+          told(w, 8, 0, &alone), alone);
+
+    /* Accumulates of origins 7 and 8 combined at node 6: each counts. */
+    w->ninbox[7] = w->ninbox[8] = 0;
+    uint64_t comb0 = w->s[6]->stats.fwd_combined;
+    for (int k = 0; k < 2; k++)
+        for (int o = 7; o <= 8; o++) {
+            int vi = 1, si = 1;
+            arm_srv_req_t c = req(w, o, 0, ARM_SRV_ACC, addr(w, 0, 1024), sizeof vi, 0);
+            c.sub = 0;   /* ARM_ACC_INT */
+            memcpy(c.scale, &si, sizeof si);
+            send_req(w, &c, &vi, sizeof vi, 0);
+        }
+    w_run(w);
+    w_idle(w);
+    int a7, a8;
+    uint32_t t7 = told(w, 7, 0, &a7), t8 = told(w, 8, 0, &a8);
+    CHECK(w->s[6]->stats.fwd_combined > comb0 && t7 == 2 && t8 == 2,
+          "combined accumulates: origins 7 and 8 told of 2 each (%u, %u; %llu folded)", t7, t8,
+          (unsigned long long)(w->s[6]->stats.fwd_combined - comb0));
+    w_fini(w);
+    free(w);
+
+    /* A hypercube route of three hops: 7 -> 0 through 6 and 4. */
+    w = malloc(sizeof *w);
+    w_init(w, ARM_TOPO_HCUBE, 8, NULL, 2);
+    for (int i = 0; i < 4; i++) {
+        arm_srv_req_t p = req(w, 7, 0, ARM_SRV_PUT, addr(w, 0, 64 + 8 * (size_t)i), 8, 0);
+        send_req(w, &p, &v, 8, 0);
+    }
+    w_run(w);
+    w_idle(w);
+    n = told(w, 7, 0, &alone);
+    CHECK(n == 4 && alone == 1, "three hops: node 0 told origin 7 of 4 puts (%u)", n);
+    w_fini(w);
+    free(w);
+    w_ack = 0;
+
+    /* Without idle acknowledgements only answers tell. */
+    w = malloc(sizeof *w);
+    w_init(w, ARM_TOPO_MFCG, 9, "3x3", 2);
+    arm_srv_req_t p = req(w, 8, 0, ARM_SRV_PUT, addr(w, 0, 64), 8, 0);
+    send_req(w, &p, &v, 8, 0);
+    w_run(w);
+    w_idle(w);
+    n = told(w, 8, 0, &alone);
+    CHECK(n == 0 && alone == 0 && w->s[0]->stats.fwd_acks == 0, "acknowledgement off: idle "
+          "node 0 sends nothing (%u told in %d answers)", n, alone);
+    arm_srv_req_t f = req(w, 8, 0, ARM_SRV_FENCE, 0, 0, 1);
+    send_req(w, &f, NULL, 0, 1);
+    w_run(w);
+    a = answer(w, 8, f.req_id);
+    CHECK(a && a->rep.credits == 1, "a fence's answer tells (%u)", a ? a->rep.credits : 0);
+    w_fini(w);
+    free(w);
+}
+
 int main(void)
 {
     all_pairs(ARM_TOPO_MFCG, 9, "3x3");
@@ -506,5 +630,7 @@ int main(void)
     unit_section("a waiting lock is parked, the edge goes on, the unlock grants it");
     refusals();
     unit_section("refusals reach the origin");
+    forwarded_acks();
+    unit_section("targets tell origins of their forwarded writes served (decision 078)");
     return unit_finish("unit.server_fwd");
 }
