@@ -3,7 +3,8 @@
  * speaks the server protocol as the runtime's client does (src/core):
  * credited requests only with a credit for the server they go to, blocking
  * requests in the sync slot, every request to the first hop of its route,
- * credits taken back from every reply. Operations on the client's own node
+ * credits taken back from every reply (of a server it talks to: others
+ * tell of forwarded writes served, decision 078). Operations on the client's own node
  * are shared-memory work and touch no server. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -233,7 +234,9 @@ void sim_client_msg(sim_world_t *w, int rank, sim_msg_t *msg)
     free(msg->data);
     free(msg);
     double t = start + sim_cli_cpu(w, w->m.cli_msg_us);
-    if (rep.credits) {
+    /* From a node reached through another server the field tells of
+     * forwarded writes served there, not credits (decision 078). */
+    if (rep.credits && sim_first_hop(w, c->node, rep.node) == rep.node) {
         sim_credit_t *k = credit_of(w, c, rep.node);
         k->credits += (int)rep.credits;
         k->out -= (int)rep.credits;

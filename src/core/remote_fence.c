@@ -32,7 +32,10 @@ static int all_home(int node)
     if (arm_rc.hop[node] != node)
         return arm_rc.fwd_acked[node] == arm_rc.fwd_sent[node];
     const int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
-    return arm_rc.credits[node] == slots;
+    /* Or a later request to the node's server was answered: the server
+     * serves one client's requests in order, so the writes before it are
+     * done, even while credits spent on requests it forwarded are away. */
+    return arm_rc.credits[node] == slots || arm_rc.seq_write[node] <= arm_rc.seq_answered[node];
 }
 
 static int srv_writes_done(int node)

@@ -75,9 +75,13 @@ static arm_status_t alloc_state(const arm_core_t *c)
     arm_rc.unsent = calloc(nn, sizeof *arm_rc.unsent);
     arm_rc.fwd_sent = calloc(nn, sizeof *arm_rc.fwd_sent);
     arm_rc.fwd_acked = calloc(nn, sizeof *arm_rc.fwd_acked);
+    arm_rc.seq_sent = calloc(nn, sizeof *arm_rc.seq_sent);
+    arm_rc.seq_answered = calloc(nn, sizeof *arm_rc.seq_answered);
+    arm_rc.seq_write = calloc(nn, sizeof *arm_rc.seq_write);
     if (!arm_rc.credits || !arm_rc.srv_dirty || !arm_rc.rma_dirty || !arm_rc.dirty_list ||
         !arm_rc.node_caps || !arm_rc.fencing || !arm_rc.hop || !arm_rc.unsent ||
-        !arm_rc.fwd_sent || !arm_rc.fwd_acked)
+        !arm_rc.fwd_sent || !arm_rc.fwd_acked || !arm_rc.seq_sent || !arm_rc.seq_answered ||
+        !arm_rc.seq_write)
         return ARM_ERR_NO_MEMORY;
     int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
     for (int n = 0; n < c->nnodes; n++)
@@ -476,6 +480,9 @@ void arm_remote_finalize(arm_core_t *c)
     free(arm_rc.unsent);
     free(arm_rc.fwd_sent);
     free(arm_rc.fwd_acked);
+    free(arm_rc.seq_sent);
+    free(arm_rc.seq_answered);
+    free(arm_rc.seq_write);
     free(arm_rc.srv_dirty);
     free(arm_rc.node_caps);
     free(arm_rc.fencing);

@@ -63,6 +63,8 @@ typedef struct rop {
     unsigned       am_flags;   /* ARM_NET_AM_* for the request's send      */
     int            nb;         /* non-blocking get it belongs to, or -1    */
     const char    *call;       /* the ARMCI call, for errors found later   */
+    uint64_t       hop_seq;    /* its number among the requests sent to its
+                                  first hop's server (decision 078)         */
 } rop_t;
 
 typedef struct remote_alloc {
@@ -108,6 +110,13 @@ typedef struct arm_remote_ctx {
      * has said it served (the credits field of its answers). Equal: all
      * served, a fence needs no message. */
     uint32_t *fwd_sent, *fwd_acked;
+    /* Requests to each node's server are numbered (node -> the last
+     * number given); the server serves them in order, so an answer to
+     * number n means every earlier one is served or sent on: node -> the
+     * highest such n, and the number of the last write to the node itself.
+     * A fence to a node whose last write is answered for needs no message
+     * even while credits spent on requests forwarded through it are away. */
+    uint64_t *seq_sent, *seq_answered, *seq_write;
     arm_topo_t topo;
     int topo_on;                /* a topology other than FCG               */
     unsigned char *srv_dirty;   /* node -> writes sent since the last fence */

@@ -149,8 +149,11 @@ int arm_rem_op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_
         op->iov[i] = iov[i];
     arm_rem_set_req_id(call, op, want_reply);
     /* Its target tells this process when it is served (decision 078). */
+    op->hop_seq = ++arm_rc.seq_sent[hop];
     if (!want_reply && hop != op->node)
         arm_rc.fwd_sent[op->node]++;
+    else if (!want_reply)
+        arm_rc.seq_write[hop] = op->hop_seq;
     size_t hdr_len = sizeof op->req;
     if (arm_rc.inject)
         arm_rem_inject(call, op, op->iov, &iovcnt, &hdr_len);

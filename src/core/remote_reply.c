@@ -108,6 +108,10 @@ arm_status_t arm_rem_on_reply(void *arg, const arm_net_am_msg_t *msg)
                 (unsigned long long)rep.req_id);
         return ARM_OK;
     }
+    /* Everything sent to its first hop before it is served or sent on. */
+    const int hop = arm_rc.hop[op->node];
+    if (op->hop_seq > arm_rc.seq_answered[hop])
+        arm_rc.seq_answered[hop] = op->hop_seq;
     op->value = rep.value;
     op->status = rep.status;
     if (rep.len == 0) {

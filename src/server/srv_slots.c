@@ -98,7 +98,7 @@ int srv_ack_idle(struct arm_server *s)
     if (arm_time_now() - s->ack_since < 1e-6 * s->p.ack_us)
         return 0;
     srv_client_t *cl = s->acks;
-    int did = cl != NULL;
+    int clients = cl != NULL;
     s->acks = NULL;
     while (cl) {
         srv_client_t *next = cl->anext;
@@ -110,10 +110,12 @@ int srv_ack_idle(struct arm_server *s)
             srv_send_credits(cl);
         cl = next;
     }
-    /* Origins of forwarded writes (decision 078). */
-    if (s->fack_ndue)
-        did |= srv_fack_idle(s);
-    return did;
+    /* Origins of forwarded writes (decision 078). 0 when only they are
+     * owed and no reply record was free to tell them: the thread then
+     * sleeps its millisecond instead of asking again at once. */
+    if (s->fack_ndue && !srv_fack_idle(s) && !clients)
+        return 0;
+    return 1;
 }
 
 void srv_slot_free(srv_slot_t *sl)
