@@ -63,7 +63,7 @@ static void stack_rows(const bench_opts_t *o, ovh_ctx_t *c)
             bench_skip(o, "stack_floor", ucp ? "no_ucp" : "no_shared_window");
         }
     }
-    bench_sleep_barrier(MPI_COMM_WORLD, OVH_NAP_US);   /* the others sleep meanwhile */
+    ovh_idle_barrier();   /* the others sit out meanwhile */
 }
 
 static void nb_rows(const bench_opts_t *o, ovh_ctx_t *c)
@@ -92,7 +92,7 @@ static void nb_rows(const bench_opts_t *o, ovh_ctx_t *c)
         });
         ovh_report_ns(o, "nb_get_handle", 8, ns, o->reps, o->iters, NULL);
     }
-    bench_sleep_barrier(MPI_COMM_WORLD, OVH_NAP_US);   /* the others sleep meanwhile */
+    ovh_idle_barrier();   /* the others sit out meanwhile */
 }
 
 static void noncontig_rows(const bench_opts_t *o, ovh_ctx_t *c)
@@ -120,7 +120,7 @@ static void noncontig_rows(const bench_opts_t *o, ovh_ctx_t *c)
             bench_report(o, "nc_gets", (size_t)row, "ns", ns, o->reps, n, extra);
         }
     }
-    bench_sleep_barrier(MPI_COMM_WORLD, OVH_NAP_US);   /* the others sleep meanwhile */
+    ovh_idle_barrier();   /* the others sit out meanwhile */
 }
 
 static void align_rows(const bench_opts_t *o, ovh_ctx_t *c)
@@ -147,7 +147,7 @@ static void align_rows(const bench_opts_t *o, ovh_ctx_t *c)
             bench_report(o, "acc_dbl_off", (size_t)off, "ns", ns, o->reps, n, "bytes=1024");
         }
     }
-    bench_sleep_barrier(MPI_COMM_WORLD, OVH_NAP_US);   /* the others sleep meanwhile */
+    ovh_idle_barrier();   /* the others sit out meanwhile */
 }
 
 /* Operations on the process's own memory: the shortest path, so that the
@@ -170,7 +170,7 @@ static void checks_rows(const bench_opts_t *o, ovh_ctx_t *c)
                  ARMCI_Rmw(ARMCI_FETCH_AND_ADD, &old, c->counter[me], 1, me));
         ovh_report_ns(o, "chk_fadd", 4, ns, o->reps, o->iters, NULL);
     }
-    bench_sleep_barrier(MPI_COMM_WORLD, OVH_NAP_US);   /* the others sleep meanwhile */
+    ovh_idle_barrier();   /* the others sit out meanwhile */
 }
 
 int main(int argc, char **argv)

@@ -89,7 +89,7 @@ void ovh_wait_rows(const bench_opts_t *o, ovh_ctx_t *c)
             ovh_report_ns(o, "allfence_targets", (size_t)t, ns, o->reps, n, NULL);
         }
     }
-    bench_sleep_barrier(MPI_COMM_WORLD, OVH_NAP_US);   /* the targets sleep meanwhile */
+    ovh_idle_barrier();   /* the targets sit out meanwhile */
 }
 
 /* One level: ranks 1..k keep 8 gets each outstanding at rank 0, the last
@@ -125,7 +125,7 @@ static double server_level(const bench_opts_t *o, ovh_ctx_t *c, int k, long *cou
         }
         ns = n ? (t1 - t0) * 1e9 / (double)n : 0.0;
     }
-    bench_sleep_barrier(MPI_COMM_WORLD, OVH_NAP_US);   /* the idle ranks sleep meanwhile */
+    ovh_idle_barrier();   /* the idle ranks sit out meanwhile */
     MPI_Reduce(&n, &served, 1, MPI_LONG, MPI_SUM, meas, MPI_COMM_WORLD);
     *per_req = served ? dur * 1e9 / (double)served : 0.0;
     *count = me == meas ? n : 0;
@@ -189,10 +189,10 @@ static double held_level(const bench_opts_t *o, ovh_ctx_t *c, int k, long *count
         long got;
         MPI_Request rq;
         MPI_Irecv(&got, 1, MPI_LONG, meas, 77, MPI_COMM_WORLD, &rq);
-        bench_sleep_wait(&rq, OVH_NAP_US);
+        ovh_idle_wait(&rq);
         ARMCI_Unlock(0, 0);
     }
-    bench_sleep_barrier(MPI_COMM_WORLD, OVH_NAP_US);
+    ovh_idle_barrier();
     *count = n;
     return ns;
 }

@@ -92,6 +92,102 @@ static void pipe_piece(void *ctx, size_t soff, size_t doff, size_t len)
         pipe_chunk(x->p, x->local + soff, x->rbase + doff, len);
 }
 
+/* ---- mapped nodes (decision 079) -------------------------------------------------------
+ * A node of this host whose segment is mapped here (decision 068) is
+ * written and read by memcpy. A strided or vector put or get to it is then
+ * one local copy, row by row, instead of a packed request through its
+ * server (small rows) or one transport call per row (large ones): the same
+ * work as a copy within the node. Only when nothing of this process's is
+ * outstanding at the node's server or being fenced (the copy needs no
+ * ordering step then), and not when the server path is forced. */
+static char *mapped_at(const char *call, const arm_slice_t *s, const void *remote, size_t len,
+                       int node)
+{
+    const remote_alloc_t *ra = s->alloc->remote;
+    if (!ra || !ra->fast)
+        return NULL;
+    arm_rem_rkey_for(call, s, node);   /* maps it, on first use */
+    char *base = ra->fast[node];
+    if (!base)
+        return NULL;
+    uint64_t off = s->raddr + ((uintptr_t)remote - s->base) - ra->node_base[node];
+    if (off > ra->node_map[node].len || len > ra->node_map[node].len - off)
+        return NULL;
+    return base + off;
+}
+
+static int mapped_ok(int op, int node)
+{
+    return (op == ARMADA_OP_PUTS || op == ARMADA_OP_GETS || op == ARMADA_OP_PUTV ||
+            op == ARMADA_OP_GETV) &&
+           (arm_rem_caps(node) & ARM_PATH_CAP_MAPPED) &&
+           arm_rc.ps.rma_mode != ARM_PATH_FORCE_SERVER && !arm_rc.srv_dirty[node] &&
+           !arm_rc.fencing[node];
+}
+
+typedef struct mapped_copy {
+    const char *src;
+    char *dst;
+} mapped_copy_t;
+
+static void mapped_run(void *ctx, size_t soff, size_t doff, size_t len, size_t n,
+                       size_t sstep, size_t dstep)
+{
+    const mapped_copy_t *x = ctx;
+    for (size_t k = 0; k < n; k++)
+        memcpy(x->dst + doff + k * dstep, x->src + soff + k * sstep, len);
+}
+
+static void mapped_count(int op, size_t bytes)
+{
+    COUNT(op, ARMADA_PATH_RMA, bytes);
+    arm_stat_add(&arm_core.opstats[ARM_STAT_SHARD()].mapped, 1);
+}
+
+static int mapped_strided(const char *call, int op, const arm_slice_t *s, void *src,
+                          const int *src_stride, void *dst, const int *dst_stride,
+                          const int *count, int levels, int proc)
+{
+    int node = arm_core.node_of[proc], get = op == ARMADA_OP_GETS;
+    if (!mapped_ok(op, node))
+        return 0;
+    void *remote = get ? src : dst;
+    char *m = mapped_at(call, s, remote,
+                        arm_strided_extent(levels, count, get ? src_stride : dst_stride), node);
+    if (!m)
+        return 0;
+    mapped_copy_t x = { get ? m : (const char *)src, get ? (char *)dst : m };
+    arm_strided_for_each_run(levels, count, src_stride, dst_stride, mapped_run, &x);
+    mapped_count(op, arm_strided_bytes(levels, count));
+    return 1;
+}
+
+static int mapped_vector(const char *call, int op, const void *const *src, void *const *dst,
+                         int n, size_t bytes, int proc)
+{
+    int node = arm_core.node_of[proc], get = op == ARMADA_OP_GETV;
+    if (n <= 0 || !mapped_ok(op, node))
+        return 0;
+    const char *arg = get ? "iov.src_ptr_array" : "iov.dst_ptr_array";
+    /* Every segment mapped, or none is copied here. */
+    for (int i = 0; i < n; i++) {
+        const void *rp = get ? src[i] : dst[i];
+        if (!mapped_at(call, arm_reg_translate(call, arg, proc, rp, bytes), rp, bytes, node))
+            return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        const void *rp = get ? src[i] : dst[i];
+        char *m = mapped_at(call, arm_reg_translate(call, arg, proc, rp, bytes), rp, bytes,
+                            node);
+        if (get)
+            memcpy(dst[i], m, bytes);
+        else
+            memcpy(m, src[i], bytes);
+    }
+    mapped_count(op, bytes * (size_t)n);
+    return 1;
+}
+
 /* The chunk path of a strided or vector call to proc's node. */
 static arm_path_t chunk_path(arm_path_family_t fam, int op, size_t chunk, size_t count,
                              int proc)
@@ -111,6 +207,8 @@ static void locked_strided(const char *call, int op, int type, const void *scale
     int remote_is_src = op == ARMADA_OP_GETS;
     void *remote = remote_is_src ? src : dst;
     arm_slice_t *s = arm_reg_lookup(proc, (uintptr_t)remote, 0);
+    if (mapped_strided(call, op, s, src, src_stride, dst, dst_stride, count, levels, proc))
+        return;
     size_t nchunks = 1;
     for (int l = 1; l <= levels; l++)
         nchunks *= (size_t)count[l];
@@ -143,6 +241,8 @@ static void locked_vector(const char *call, int op, int type, const void *scale,
     int kind = op == ARMADA_OP_GETV ? ARM_SRV_GETSEG
              : op == ARMADA_OP_PUTV ? ARM_SRV_PUTSEG : ARM_SRV_ACCSEG;
     const char *arg = remote_is_src ? "iov.src_ptr_array" : "iov.dst_ptr_array";
+    if (mapped_vector(call, op, src, dst, n, bytes, proc))
+        return;
     arm_path_t path = n > 0 ? chunk_path(ARM_FAM_VECTOR, op, bytes, (size_t)n, proc)
                             : (arm_path_t){ ARM_PROTO_SEG, 0, 0 };
     if (path.proto == ARM_PROTO_RMA) {
