@@ -177,8 +177,9 @@ arm_path_t arm_path_choose(arm_path_family_t fam, size_t n, unsigned caps, int s
  * to 256 KiB put at 2.6-3.9 GB/s against 1.7-2.0 packed through the
  * server, while packed gets reach 7.7-8.1 GB/s against 3.1-3.9. Smaller
  * chunks are cheaper packed into a few requests. To a mapped node (decision
- * 068) both directions are a memcpy and take RMA. One chunk is a contiguous
- * transfer and takes the contiguous rule. */
+ * 068) both directions are a memcpy and take RMA, or, when no server write
+ * is outstanding there, one local copy of every row (decision 079). One
+ * chunk is a contiguous transfer and takes the contiguous rule. */
 arm_path_t arm_path_choose_chunks(arm_path_family_t fam, int put, int acc, size_t chunk,
                                   size_t count, unsigned caps, int srv_dirty,
                                   const arm_path_settings_t *s)
@@ -187,6 +188,11 @@ arm_path_t arm_path_choose_chunks(arm_path_family_t fam, int put, int acc, size_
     (void)fam;
     if (acc || (caps & ARM_PATH_CAP_NO_DIRECT))
         return seg;
+    /* To a mapped node with no server write of this process outstanding,
+     * rows of every size are copied here (decision 079); with one
+     * outstanding, the rules below keep small rows behind it. */
+    if ((caps & ARM_PATH_CAP_MAPPED) && s->rma_mode == ARM_PATH_AUTO && !srv_dirty)
+        return path(ARM_PROTO_MAPPED, 0);
     if (count <= 1)
         return contig_via_rma(put ? ARM_FAM_PUT : ARM_FAM_GET, chunk, caps, srv_dirty, s)
                ? rma : seg;
@@ -219,6 +225,6 @@ int arm_path_offload(arm_path_family_t fam, size_t n, const arm_path_settings_t 
 const char *arm_proto_name(arm_proto_t p)
 {
     static const char *const names[] = { "rma", "batch", "copy", "whole", "seg", "server",
-                                         "origin" };
+                                         "origin", "mapped" };
     return (unsigned)p < sizeof names / sizeof names[0] ? names[p] : "?";
 }

@@ -27,9 +27,11 @@ typedef enum arm_proto {
     ARM_PROTO_WHOLE,    /* one request sent from the source (am_flags)    */
     ARM_PROTO_SEG,      /* segmented requests, pipelined in slot chunks   */
     ARM_PROTO_SERVER,   /* one request to the server, with a reply        */
-    ARM_PROTO_ORIGIN    /* accumulate at the origin: the target rank's
+    ARM_PROTO_ORIGIN,   /* accumulate at the origin: the target rank's
                            accumulate lock, pipelined get, local combine
                            and put, three chunks in flight (decision 060) */
+    ARM_PROTO_MAPPED    /* strided or vector put or get to a node mapped
+                           here: one local copy (decision 079)            */
 } arm_proto_t;
 
 /* Capability bits of a remote node (the values of ARM_NET_CAP_*). */

@@ -360,14 +360,25 @@ static void test_mapped(void)
     EXPECT(ARM_FAM_GET, 8, MAP, 1, ARM_PROTO_SERVER);
     EXPECT(ARM_FAM_GET, 8, CMA, 1, ARM_PROTO_SERVER);
     EXPECT(ARM_FAM_PUT, 8, CMA, 0, ARM_PROTO_BATCH);           /* unmapped: as before */
-    CHECK(chunks(0, S.strided_rma_min, 64, MAP, 0) == ARM_PROTO_RMA, "mapped get chunks");
+    /* Decision 079: with no server write outstanding, rows of every size
+     * are one local copy; with one, large rows by RMA, small ones packed. */
+    for (int put = 0; put <= 1; put++)
+        for (size_t c = 1; c <= ((size_t)1 << 20); c *= 8)
+            CHECK(chunks(put, c, 64, MAP, 0) == ARM_PROTO_MAPPED, "mapped %s rows of %zu: "
+                  "a local copy", put ? "put" : "get", c);
+    CHECK(chunks(0, S.strided_rma_min, 64, MAP, 1) == ARM_PROTO_RMA, "mapped get chunks, dirty");
     CHECK(chunks(0, S.strided_rma_min, 64, CMA, 0) == ARM_PROTO_SEG, "cma get chunks");
-    CHECK(chunks(0, S.strided_rma_min - 1, 64, MAP, 0) == ARM_PROTO_SEG, "small chunks");
+    CHECK(chunks(0, S.strided_rma_min - 1, 64, MAP, 1) == ARM_PROTO_SEG, "small chunks, dirty");
+    CHECK(arm_path_choose_chunks(ARM_FAM_STRIDED, 0, 1, 64, 64, MAP, 0, &S).proto ==
+          ARM_PROTO_SEG, "mapped accumulate: the server");
     EXPECT(ARM_FAM_PUT, 8, MAP | ARM_PATH_CAP_NO_DIRECT, 0, ARM_PROTO_BATCH);
     EXPECT(ARM_FAM_ACC, 8, MAP, 0, ARM_PROTO_BATCH);
     S.rma_mode = ARM_PATH_FORCE_SERVER;
     EXPECT(ARM_FAM_GET, (size_t)1 << 20, MAP, 0, ARM_PROTO_SERVER);
     CHECK(chunks(1, (size_t)1 << 20, 64, MAP, 0) == ARM_PROTO_SEG, "mapped, forced server");
+    CHECK(chunks(1, 64, 64, MAP, 0) == ARM_PROTO_SEG, "mapped small rows, forced server");
+    S.rma_mode = ARM_PATH_FORCE_RMA;
+    CHECK(chunks(1, S.strided_rma_min, 64, MAP, 0) == ARM_PROTO_RMA, "mapped, forced RMA");
     unit_section("mapped nodes of this host: puts and gets by memcpy (decision 068)");
 }
 

@@ -94,12 +94,13 @@ static void pipe_piece(void *ctx, size_t soff, size_t doff, size_t len)
 
 /* ---- mapped nodes (decision 079) -------------------------------------------------------
  * A node of this host whose segment is mapped here (decision 068) is
- * written and read by memcpy. A strided or vector put or get to it is then
- * one local copy, row by row, instead of a packed request through its
- * server (small rows) or one transport call per row (large ones): the same
- * work as a copy within the node. Only when nothing of this process's is
- * outstanding at the node's server or being fenced (the copy needs no
- * ordering step then), and not when the server path is forced. */
+ * written and read by memcpy. Where the path says so (ARM_PROTO_MAPPED: a
+ * put or get, no server write of this process outstanding there, nothing
+ * forced), a strided or vector transfer to it is one local copy, row by
+ * row, instead of a packed request through its server (small rows) or one
+ * transport call per row (large ones): the same work as a copy within the
+ * node. A span outside the mapping (a named segment) takes the transport's
+ * own put and get instead. */
 static char *mapped_at(const char *call, const arm_slice_t *s, const void *remote, size_t len,
                        int node)
 {
@@ -114,15 +115,6 @@ static char *mapped_at(const char *call, const arm_slice_t *s, const void *remot
     if (off > ra->node_map[node].len || len > ra->node_map[node].len - off)
         return NULL;
     return base + off;
-}
-
-static int mapped_ok(int op, int node)
-{
-    return (op == ARMADA_OP_PUTS || op == ARMADA_OP_GETS || op == ARMADA_OP_PUTV ||
-            op == ARMADA_OP_GETV) &&
-           (arm_rem_caps(node) & ARM_PATH_CAP_MAPPED) &&
-           arm_rc.ps.rma_mode != ARM_PATH_FORCE_SERVER && !arm_rc.srv_dirty[node] &&
-           !arm_rc.fencing[node];
 }
 
 typedef struct mapped_copy {
@@ -149,8 +141,6 @@ static int mapped_strided(const char *call, int op, const arm_slice_t *s, void *
                           const int *count, int levels, int proc)
 {
     int node = arm_core.node_of[proc], get = op == ARMADA_OP_GETS;
-    if (!mapped_ok(op, node))
-        return 0;
     void *remote = get ? src : dst;
     char *m = mapped_at(call, s, remote,
                         arm_strided_extent(levels, count, get ? src_stride : dst_stride), node);
@@ -166,8 +156,6 @@ static int mapped_vector(const char *call, int op, const void *const *src, void 
                          int n, size_t bytes, int proc)
 {
     int node = arm_core.node_of[proc], get = op == ARMADA_OP_GETV;
-    if (n <= 0 || !mapped_ok(op, node))
-        return 0;
     const char *arg = get ? "iov.src_ptr_array" : "iov.dst_ptr_array";
     /* Every segment mapped, or none is copied here. */
     for (int i = 0; i < n; i++) {
@@ -207,13 +195,14 @@ static void locked_strided(const char *call, int op, int type, const void *scale
     int remote_is_src = op == ARMADA_OP_GETS;
     void *remote = remote_is_src ? src : dst;
     arm_slice_t *s = arm_reg_lookup(proc, (uintptr_t)remote, 0);
-    if (mapped_strided(call, op, s, src, src_stride, dst, dst_stride, count, levels, proc))
-        return;
     size_t nchunks = 1;
     for (int l = 1; l <= levels; l++)
         nchunks *= (size_t)count[l];
     arm_path_t path = chunk_path(ARM_FAM_STRIDED, op, (size_t)count[0], nchunks, proc);
-    if (path.proto == ARM_PROTO_RMA) {
+    if (path.proto == ARM_PROTO_MAPPED &&
+        mapped_strided(call, op, s, src, src_stride, dst, dst_stride, count, levels, proc))
+        return;
+    if (path.proto == ARM_PROTO_RMA || path.proto == ARM_PROTO_MAPPED) {
         rma_pipe_t p;
         pipe_init(&p, call, s, proc, remote_is_src);
         strided_pipe_t x = { &p, remote_is_src ? dst : src,
@@ -241,11 +230,11 @@ static void locked_vector(const char *call, int op, int type, const void *scale,
     int kind = op == ARMADA_OP_GETV ? ARM_SRV_GETSEG
              : op == ARMADA_OP_PUTV ? ARM_SRV_PUTSEG : ARM_SRV_ACCSEG;
     const char *arg = remote_is_src ? "iov.src_ptr_array" : "iov.dst_ptr_array";
-    if (mapped_vector(call, op, src, dst, n, bytes, proc))
-        return;
     arm_path_t path = n > 0 ? chunk_path(ARM_FAM_VECTOR, op, bytes, (size_t)n, proc)
                             : (arm_path_t){ ARM_PROTO_SEG, 0, 0 };
-    if (path.proto == ARM_PROTO_RMA) {
+    if (path.proto == ARM_PROTO_MAPPED && mapped_vector(call, op, src, dst, n, bytes, proc))
+        return;
+    if (path.proto == ARM_PROTO_RMA || path.proto == ARM_PROTO_MAPPED) {
         /* One pipeline per allocation the segments fall in: a run of
          * segments in one allocation shares its remote key. */
         rma_pipe_t p;
