@@ -95,6 +95,10 @@ typedef struct armada_stats {
                                         origin how many of its forwarded writes
                                         were served (decision 078; final at
                                         ARMCI_Finalize)                     */
+    uint64_t fence_reads;            /* times a fence found its writes' answers
+                                        waiting and read them itself; the
+                                        progress agent reads them while the
+                                        caller computes (decision 080)      */
 } armada_stats_t;
 
 /* Copies this process's counters into *out. Returns 0, or -1 when ARMCI is

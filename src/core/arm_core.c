@@ -187,7 +187,7 @@ static void print_stats(arm_core_t *c)
         n += snprintf(line + n, sizeof line - (size_t)n,
                       " eps_c2s=%llu eps_s2c=%llu eps_s2s=%llu connect_us=%.1f relayed=%llu"
                       " cpu_ms=%.1f server_cpu_ms=%.1f agent_jobs=%llu credit_replies=%llu packed=%llu"
-                      " swept=%llu",
+                      " swept=%llu fence_reads=%llu",
                       (unsigned long long)t->eps_client_to_server,
                       (unsigned long long)t->eps_server_to_client,
                       (unsigned long long)t->eps_server_to_server, 1e-3 * (double)t->connect_ns,
@@ -195,7 +195,8 @@ static void print_stats(arm_core_t *c)
                       1e-6 * (double)t->server_cpu_ns, (unsigned long long)t->agent_jobs,
                       (unsigned long long)t->credit_replies,
                       (unsigned long long)t->server_packed_replies,
-                      (unsigned long long)t->batches_swept);
+                      (unsigned long long)t->batches_swept,
+                      (unsigned long long)t->fence_reads);
     if (n < (int)sizeof line && t->server_clients)
         snprintf(line + n, sizeof line - (size_t)n,
                  " server_clients=%llu edges_in=%llu edges_out=%llu fwd_requests=%llu "

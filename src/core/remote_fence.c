@@ -38,14 +38,26 @@ static int all_home(int node)
     return arm_rc.credits[node] == slots || arm_rc.seq_write[node] <= arm_rc.seq_answered[node];
 }
 
+int arm_rem_writes_owed(void)
+{
+    for (int i = 0; i < arm_rc.ndirty; i++) {
+        int node = arm_rc.dirty_list[i];
+        if (arm_rc.srv_dirty[node] && !all_home(node))
+            return 1;
+    }
+    return 0;
+}
+
 static int srv_writes_done(int node)
 {
     if (arm_rc.unsent[node] || (arm_rc.batch && arm_rc.batch_node == node) ||
         arm_rem_tb_holds(node))
         return 0;
-    for (int i = 0; i < 8 && !all_home(node); i++)
+    for (int i = 0; i < 8 && !all_home(node); i++) {
         if (!arm_net_progress(arm_rc.w))
             break;
+        arm_stat_add(&arm_rc.fence_reads, 1);
+    }
     return all_home(node);
 }
 

@@ -389,6 +389,7 @@ void arm_remote_conn_stats(armada_stats_t *s)
     s->endpoints = s->eps_client_to_server + s->eps_server_to_client + s->eps_server_to_server;
     s->agent_jobs = atomic_load_explicit(&arm_rc.agent_jobs, memory_order_relaxed);
     s->credit_replies = atomic_load_explicit(&arm_rc.credit_replies, memory_order_relaxed);
+    s->fence_reads = atomic_load_explicit(&arm_rc.fence_reads, memory_order_relaxed);
     s->batches_swept = atomic_load_explicit(&arm_rc.batches_swept, memory_order_relaxed);
     s->mapped_copies = ns.mapped;
 }

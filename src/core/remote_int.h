@@ -162,6 +162,8 @@ typedef struct arm_remote_ctx {
     int *agent_pending;         /* node -> calls queued at or run by the agent */
     _Atomic uint64_t agent_jobs; /* jobs the agent has carried              */
     _Atomic uint64_t credit_replies; /* replies with credits only (statistics) */
+    _Atomic uint64_t fence_reads;    /* worker passes a fence made that found
+                                        answers (statistics, decision 080)  */
     _Atomic uint64_t batches_swept; /* batches the agent's sweep sent        */
     int inject;                 /* ARMADA_TEST_INJECT, until used           */
     char *inject_buf;           /* oversize injection: 2 slots              */
@@ -185,6 +187,11 @@ void arm_rem_lock_take(void);
 void arm_rem_lock_drop(void);
 int arm_rem_lock_release_all(void);        /* returns the depth to restore */
 void arm_rem_lock_restore(int depth);
+/* Takes the lock at depth if it is free at once: 1, else 0. */
+int arm_rem_lock_try(int depth);
+/* Entries into the lock from depth 0: the agent reads it without the lock,
+ * to tell whether the caller has been inside ARMCI since its last look. */
+extern unsigned arm_rem_calls;
 
 static inline void arm_rem_enter(void)
 {
@@ -237,6 +244,10 @@ void arm_rem_agent_drain(const char *call, int node);
 /* A batch was opened: wakes the agent if it sleeps without a deadline, so
  * that it sweeps (decision 076). Under the lock. */
 void arm_rem_agent_kick(void);
+/* A write without reply was sent: wakes the agent if it sleeps without a
+ * deadline, so that it reads the servers' acknowledgements while the caller
+ * computes (decision 080). Under the lock. */
+void arm_rem_agent_owed(void);
 static inline void arm_rem_agent_order(const char *call, int node)
 {
     if (arm_rc.agent && !arm_rem_in_agent && arm_rc.agent_pending[node])
@@ -297,6 +308,10 @@ void arm_rem_set_req_id(const char *call, rop_t *op, int want_reply);
 /* remote_nb.c */
 int arm_rem_nb_index(void);     /* the call's entry, taken on first need; under the lock */
 void arm_rem_nb_attach(const char *call, rop_t *op);
+
+/* remote_fence.c: whether a write sent to some node is not yet known
+ * served there (its acknowledgement not read). Under the lock. */
+int arm_rem_writes_owed(void);
 
 /* remote_batch.c */
 void arm_rem_batch_send(const char *call, int with_fence);

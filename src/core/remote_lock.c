@@ -11,11 +11,15 @@
 
 static _Thread_local int depth;
 _Thread_local int arm_rem_nb_cur;
+unsigned arm_rem_calls;
 
 void arm_rem_lock_take(void)
 {
-    if (depth++ == 0)
+    if (depth++ == 0) {
         pthread_mutex_lock(&arm_rc.lock);
+        /* Written under the lock, read without it by the agent. */
+        __atomic_store_n(&arm_rem_calls, arm_rem_calls + 1, __ATOMIC_RELAXED);
+    }
 }
 
 void arm_rem_lock_drop(void)
@@ -31,6 +35,14 @@ int arm_rem_lock_release_all(void)
     if (d)
         pthread_mutex_unlock(&arm_rc.lock);
     return d;
+}
+
+int arm_rem_lock_try(int d)
+{
+    if (pthread_mutex_trylock(&arm_rc.lock) != 0)
+        return 0;
+    depth = d;
+    return 1;
 }
 
 void arm_rem_lock_restore(int d)

@@ -175,6 +175,8 @@ int arm_rem_op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_
                   arm_status_str(st));
     if (arm_rc.inject)
         arm_rem_inject_after(call, op);
+    if (!want_reply)
+        arm_rem_agent_owed();
     if (nb) {
         arm_rem_nb_attach(call, op);
         return 1;
