@@ -414,6 +414,15 @@ static int leaves_now(int node)
     return arm_rc.credits[arm_rc.hop[node]] > 0;
 }
 
+int arm_rem_batch_send_idle(const char *call)
+{
+    if (!arm_rc.batch || !leaves_now(arm_rc.batch_node))
+        return 0;
+    proc_batch_send(call, 0);
+    arm_stat_add(&arm_rc.batches_swept, 1);
+    return 1;
+}
+
 void arm_rem_batch_sweep(const char *call, int *busy)
 {
     int sent = 0;

@@ -325,6 +325,10 @@ int arm_rem_tb_holds(int node);
  * more than one write joined batches since the last sweep). */
 int arm_rem_batch_open(void);
 void arm_rem_batch_sweep(const char *call, int *busy);
+/* The progress agent's watch, the caller away from ARMCI for a whole nap
+ * (decision 080): sends the process's batch, if open, when it can leave
+ * without waiting. 1 when sent. Under the lock. */
+int arm_rem_batch_send_idle(const char *call);
 int arm_rem_batch_fast(int fam, int kind, int type, const void *scale, const void *src,
                        size_t n, uint64_t raddr, int proc);
 void arm_rem_batch_add(const char *call, int kind, int type, const void *scale,

@@ -116,8 +116,10 @@
     X(batch_idle_us, "BATCH_IDLE_US", INT, "1000", NULL, PROTOCOLS, \
       "The progress agent sends an aggregation batch that nothing joined for this many " \
       "microseconds, so that a lone small put leaves while the caller computes (decision " \
-      "076); the look after doubles, up to 1 ms or this, while writes keep joining. -1: " \
-      "a batch leaves only at the process's next call.") \
+      "076); the look after doubles, up to 1 ms or this, while writes keep joining. Its " \
+      "watch for acknowledgements also sends the process's batch once the caller has " \
+      "stayed out of ARMCI for a whole nap (decision 080). -1: a batch leaves only at " \
+      "the process's next call.") \
     X(nb_agent_min, "NB_AGENT_MIN", SIZE, "16k", NULL, PROTOCOLS, \
       "Non-blocking transfers from this size on go to the progress agent; smaller ones " \
       "are issued before the call returns (decision 056).") \

@@ -157,16 +157,16 @@ static int mapped_vector(const char *call, int op, const void *const *src, void 
 {
     int node = arm_core.node_of[proc], get = op == ARMADA_OP_GETV;
     const char *arg = get ? "iov.src_ptr_array" : "iov.dst_ptr_array";
-    /* Every segment mapped, or none is copied here. */
-    for (int i = 0; i < n; i++) {
-        const void *rp = get ? src[i] : dst[i];
-        if (!mapped_at(call, arm_reg_translate(call, arg, proc, rp, bytes), rp, bytes, node))
-            return 0;
-    }
+    /* Each segment translated once. One outside the mapping (rare: a named
+     * segment) sends the whole call to the transport's path, which copies
+     * the segments already copied here again: the same bytes from the same
+     * origin, so the result is the same (accumulates never come here). */
     for (int i = 0; i < n; i++) {
         const void *rp = get ? src[i] : dst[i];
         char *m = mapped_at(call, arm_reg_translate(call, arg, proc, rp, bytes), rp, bytes,
                             node);
+        if (!m)
+            return 0;
         if (get)
             memcpy(dst[i], m, bytes);
         else
