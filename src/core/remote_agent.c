@@ -154,6 +154,12 @@ static void watch_interrupt(arm_rem_agent_t *ag)
  * per millisecond, without the lock and without signals. */
 #define WATCH_LINGER 4
 #define WATCH_BUSY_MAX_NS 8000000L
+
+/* A batch still open that the sweep (on) should take: the watch ends. */
+static int batch_left(void)
+{
+    return arm_config.batch_idle_us >= 0 && arm_rem_batch_open();
+}
 static void watch(arm_rem_agent_t *ag)
 {
     long nap = arm_config.fence_ack_us >= 0 ? 4000L * arm_config.fence_ack_us : SWEEP_MAX_NS;
@@ -193,7 +199,7 @@ static void watch(arm_rem_agent_t *ag)
             if (++busy >= WATCH_LINGER) {
                 if (arm_rem_lock_try(d)) {
                     busy = 0;
-                    if (arm_rem_batch_open() ||
+                    if (batch_left() ||
                         !(arm_config.fence_ack_us >= 0 && arm_rem_writes_owed())) {
                         held = 1;
                         break;
@@ -213,7 +219,7 @@ static void watch(arm_rem_agent_t *ag)
         take_answers();
         if (arm_config.batch_idle_us >= 0)
             arm_rem_batch_send_idle("ARMCI (progress agent)");
-        if (arm_rem_batch_open()) {
+        if (batch_left()) {
             held = 1;
             break;
         }
