@@ -171,8 +171,8 @@ int arm_rem_op_send(const char *call, rop_t *op, const arm_net_iov_t *iov, size_
                           iovcnt ? op->iov[0].buf : NULL, iovcnt ? op->iov[0].len : 0,
                           op->am_flags, &op->send);
     if (st != ARM_OK && st != ARM_INPROGRESS)
-        arm_fatal(call, "sending a request to node %d failed: %s", op->node,
-                  arm_status_str(st));
+        arm_fatal(call, "cannot reach rank %d (node %d): sending a request to the server of "
+                  "node %d failed: %s", op->req.target, op->node, hop, arm_status_str(st));
     if (arm_rc.inject)
         arm_rem_inject_after(call, op);
     if (!want_reply)
