@@ -82,15 +82,20 @@ static void run_job(arm_rem_job_t *j)
  * Once no batch is open the agent lingers in the watch (decision 080). */
 #define SWEEP_MAX_NS 1000000L
 
+static void deadline_in(struct timespec *ts, long ns)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_nsec += ns;
+    while (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
 static void sweep_nap(arm_rem_agent_t *ag, long ns)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_nsec += ns;
-    while (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    deadline_in(&ts, ns);
     pthread_cond_timedwait(&ag->cv, &arm_rc.lock, &ts);
 }
 
@@ -107,16 +112,6 @@ static void take_answers(void)
 }
 
 #define WATCH_FIRST_MIN_NS 100000L
-
-static void deadline_in(struct timespec *ts, long ns)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_nsec += ns;
-    while (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
 
 /* A job or the stop came while the agent napped in the watch. Under the
  * client lock. */
