@@ -49,6 +49,9 @@ typedef struct arm_rem_agent {
     int watch_stop;             /* under am: a job or the stop came         */
     int fresh;                  /* woken, or a job or batch done, since the
                                    last watch: linger in one (agent only)  */
+    int woke;                   /* woken from the sleep without a deadline,
+                                   or back from a watch: the sweep's count
+                                   of writes is stale (decision 081)       */
 } arm_rem_agent_t;
 
 static arm_rem_agent_t agent_state;
@@ -113,6 +116,40 @@ static void take_answers(void)
 
 #define WATCH_FIRST_MIN_NS 100000L
 
+/* The first nap of a watch: 4x the servers' idle wait, at least 100 us, at
+ * most the sweep's longest. */
+static long watch_first_ns(void)
+{
+    long nap = arm_config.fence_ack_us >= 0 ? 4000L * arm_config.fence_ack_us : SWEEP_MAX_NS;
+    return nap < WATCH_FIRST_MIN_NS ? WATCH_FIRST_MIN_NS : nap > SWEEP_MAX_NS ? SWEEP_MAX_NS : nap;
+}
+
+/* Naps off the client's lock, on the agent's own mutex (decision 080): a
+ * job or the stop ends them (watch_interrupt). */
+static void own_naps_begin(arm_rem_agent_t *ag)
+{
+    pthread_mutex_lock(&ag->am);
+    ag->watch_stop = 0;
+    __atomic_store_n(&ag->in_watch, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&ag->am);
+}
+static void own_naps_end(arm_rem_agent_t *ag)
+{
+    __atomic_store_n(&ag->in_watch, 0, __ATOMIC_RELEASE);
+}
+/* Returns whether a job or the stop came. */
+static int own_nap(arm_rem_agent_t *ag, long ns)
+{
+    struct timespec ts;
+    deadline_in(&ts, ns);
+    pthread_mutex_lock(&ag->am);
+    if (!ag->watch_stop)
+        pthread_cond_timedwait(&ag->acv, &ag->am, &ts);
+    int stop = ag->watch_stop;
+    pthread_mutex_unlock(&ag->am);
+    return stop;
+}
+
 /* A job or the stop came while the agent napped in the watch. Under the
  * client lock. */
 static void watch_interrupt(arm_rem_agent_t *ag)
@@ -157,27 +194,14 @@ static int batch_left(void)
 }
 static void watch(arm_rem_agent_t *ag)
 {
-    long nap = arm_config.fence_ack_us >= 0 ? 4000L * arm_config.fence_ack_us : SWEEP_MAX_NS;
-    if (nap < WATCH_FIRST_MIN_NS)
-        nap = WATCH_FIRST_MIN_NS;
-    if (nap > SWEEP_MAX_NS)
-        nap = SWEEP_MAX_NS;
+    long nap = watch_first_ns();
     int linger = WATCH_LINGER, busy = 0;
     unsigned seen = __atomic_load_n(&arm_rem_calls, __ATOMIC_RELAXED);
-    pthread_mutex_lock(&ag->am);
-    ag->watch_stop = 0;
-    __atomic_store_n(&ag->in_watch, 1, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&ag->am);
+    unsigned long appends = arm_rem_batch_appends();
+    own_naps_begin(ag);
     int d = arm_rem_lock_release_all(), held = 0;
     for (;;) {
-        struct timespec ts;
-        deadline_in(&ts, nap);
-        pthread_mutex_lock(&ag->am);
-        if (!ag->watch_stop)
-            pthread_cond_timedwait(&ag->acv, &ag->am, &ts);
-        int stop = ag->watch_stop;
-        pthread_mutex_unlock(&ag->am);
-        if (stop)
+        if (own_nap(ag, nap))
             break;
         unsigned now = __atomic_load_n(&arm_rem_calls, __ATOMIC_RELAXED);
         if (now != seen) {
@@ -190,6 +214,19 @@ static void watch(arm_rem_agent_t *ag)
              * millisecond). Waiting for the lock instead made the caller
              * wait on the agent: the hot-spot suite's vector puts 1.5x. */
             seen = now;
+            /* One write joined the batch since the last wake: a lone
+             * write, perhaps before a computation. The next nap is the
+             * first again, so that the look after it sends the batch
+             * (decision 081). More than one is a stream: its batches fill
+             * and leave by themselves. */
+            unsigned long a = arm_rem_batch_appends();
+            int lone = a - appends == 1;
+            appends = a;
+            if (lone) {
+                busy = 0;
+                nap = watch_first_ns();
+                continue;
+            }
             long cap = SWEEP_MAX_NS;
             if (++busy >= WATCH_LINGER) {
                 if (arm_rem_lock_try(d)) {
@@ -208,6 +245,7 @@ static void watch(arm_rem_agent_t *ag)
             continue;
         }
         busy = 0;
+        appends = arm_rem_batch_appends();
         nap = nap * 2 > SWEEP_MAX_NS ? SWEEP_MAX_NS : nap * 2;
         if (!arm_rem_lock_try(d))
             continue;
@@ -226,9 +264,51 @@ static void watch(arm_rem_agent_t *ag)
         }
         arm_rem_lock_release_all();
     }
-    __atomic_store_n(&ag->in_watch, 0, __ATOMIC_RELEASE);
+    own_naps_end(ag);
+    ag->woke = 1;   /* the sweep's count of writes is stale */
     if (!held)
         arm_rem_lock_restore(d);
+}
+
+/* A lone write opened the process's batch (nothing else joined it since
+ * the sweep's last look): rather than hold it the sweep's whole nap, the
+ * agent looks off the client's lock, like the watch, and sends the batch
+ * at the first look after a whole nap in which the caller stayed out of
+ * ARMCI (decision 081). The naps start at the watch's first and double
+ * after each nap with a call, within total. Returns with the lock; *spent
+ * is the time napped, and the result whether the batch left or a job or
+ * the stop came. */
+static int batch_early(arm_rem_agent_t *ag, long total, long *spent)
+{
+    long nap = watch_first_ns();
+    *spent = 0;
+    if (2 * nap > total || !arm_rc.batch)
+        return 0;
+    unsigned seen = __atomic_load_n(&arm_rem_calls, __ATOMIC_RELAXED);
+    own_naps_begin(ag);
+    int d = arm_rem_lock_release_all(), held = 0, done = 0;
+    while (*spent + nap < total) {
+        if (own_nap(ag, nap)) {
+            done = 1;
+            break;
+        }
+        *spent += nap;
+        unsigned now = __atomic_load_n(&arm_rem_calls, __ATOMIC_RELAXED);
+        if (now != seen) {
+            seen = now;
+            nap *= 2;
+            continue;
+        }
+        if (!arm_rem_lock_try(d))
+            continue;
+        held = 1;
+        done = arm_rem_batch_send_idle("ARMCI (progress agent)");
+        break;
+    }
+    own_naps_end(ag);
+    if (!held)
+        arm_rem_lock_restore(d);
+    return done;
 }
 
 /* With no job: sweeps the open batches and naps (decision 076), watches
@@ -245,7 +325,14 @@ static void agent_idle(arm_rem_agent_t *ag, long *nap)
         arm_rem_batch_sweep("ARMCI (progress agent)", &busy);
         if (arm_rem_batch_open()) {
             *nap = !busy ? base : *nap * 2 > max ? max : *nap * 2;
-            sweep_nap(ag, *nap > 0 ? *nap : 1000);
+            long spent = 0;
+            int lone = !busy || ag->woke;
+            ag->woke = 0;
+            if (lone && batch_early(ag, *nap, &spent)) {
+                ag->fresh = 1;
+                return;
+            }
+            sweep_nap(ag, *nap - spent > 0 ? *nap - spent : 1000);
             ag->fresh = 1;
             return;
         }
@@ -260,6 +347,7 @@ static void agent_idle(arm_rem_agent_t *ag, long *nap)
     pthread_cond_wait(&ag->cv, &arm_rc.lock);
     ag->idle = 0;
     ag->fresh = 1;
+    ag->woke = 1;
 }
 
 /* Only an agent asleep without a deadline needs the signal: a watching one

@@ -364,7 +364,8 @@ void arm_rem_batch_add(const char *call, int kind, int type, const void *scale,
     put_entry(batch_buf(arm_rc.batch) + arm_rc.batch_used, kind, type, scale, src, n, raddr,
               proc);
     arm_rc.batch_used += need;
-    proc_appends++;
+    /* Read without the lock by the agent's watch (decision 081). */
+    __atomic_store_n(&proc_appends, proc_appends + 1, __ATOMIC_RELAXED);
     arm_rc.batch->req.nseg = (uint16_t)++arm_rc.batch->nseg;
     arm_rem_mark_dirty(node, arm_rc.srv_dirty);
 }
@@ -412,6 +413,11 @@ int arm_rem_batch_open(void)
 static int leaves_now(int node)
 {
     return arm_rc.credits[arm_rc.hop[node]] > 0;
+}
+
+unsigned long arm_rem_batch_appends(void)
+{
+    return __atomic_load_n(&proc_appends, __ATOMIC_RELAXED);
 }
 
 int arm_rem_batch_send_idle(const char *call)

@@ -329,6 +329,8 @@ void arm_rem_batch_sweep(const char *call, int *busy);
  * (decision 080): sends the process's batch, if open, when it can leave
  * without waiting. 1 when sent. Under the lock. */
 int arm_rem_batch_send_idle(const char *call);
+/* Writes that joined the process's batch, ever; read without the lock. */
+unsigned long arm_rem_batch_appends(void);
 int arm_rem_batch_fast(int fam, int kind, int type, const void *scale, const void *src,
                        size_t n, uint64_t raddr, int proc);
 void arm_rem_batch_add(const char *call, int kind, int type, const void *scale,

@@ -21,7 +21,9 @@
  *     progress agent sends the batch during the pause (decision 076), the
  *     server acknowledges it, and most fences after it are free; without
  *     the agent (ARMADA_NB_AGENT=0, or ARMADA_BATCH_IDLE_US=-1) the batch
- *     waits for the fence, which carries it: one message each;
+ *     waits for the fence, which carries it: one message each; with the
+ *     sweep set to 1 s (ARMADA_BATCH_IDLE_US=1000000) the agent's early
+ *     look sends it (decision 081), and most fences are free again;
  *   - writes to every node, then a pause: the progress agent reads the
  *     servers' acknowledgements during the pause (decision 080), so the
  *     AllFence mostly finds nothing to read (armada_stats_t.fence_reads);
