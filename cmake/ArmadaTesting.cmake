@@ -40,10 +40,18 @@ function(armada_add_mpi_test)
     set(exe $<TARGET_FILE:${exe}>)
   endif()
   set(cmd ${ARMADA_MPIEXEC} ${ARMADA_MPIEXEC_FLAGS} -np ${T_NP} ${exe} ${T_COMMAND})
+  # The test's own time limit is kept by the script that launches it
+  # (time_limit.sh, or expect_fail.sh): past it, the script says where each
+  # process of the job waited, then ends the job. CTest's limit, 10 s later,
+  # is the backstop; its kill alone would leave no trace of a hang.
   if(DEFINED T_EXPECT_FAIL)
     set(cmd ${CMAKE_SOURCE_DIR}/tests/expect_fail.sh "${T_EXPECT_FAIL}" ${cmd})
+    list(APPEND T_ENV "EXPECT_FAIL_LIMIT=${T_TIMEOUT}")
+  else()
+    set(cmd ${CMAKE_SOURCE_DIR}/tests/time_limit.sh ${T_TIMEOUT} ${cmd})
   endif()
+  math(EXPR _backstop "${T_TIMEOUT} + 10")
   add_test(NAME ${T_NAME} COMMAND ${cmd})
-  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT}
+  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${_backstop}
     ENVIRONMENT "${ARMADA_TEST_ENV};${T_ENV}" LABELS "mpi;${T_LABELS}")
 endfunction()

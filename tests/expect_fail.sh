@@ -20,6 +20,11 @@ ref=$(mktemp)
 orphans=$(dirname "$0")/ompi_orphans.sh
 trap 'rm -f "$tmp" "$ref"' EXIT
 # Stopped by the test's time limit: what CMD printed so far, then the end.
+# CTest may stop a test by SIGKILL, which no trap sees; EXPECT_FAIL_LIMIT
+# (seconds: the test's limit, CTest's being 10 s more, armada_add_mpi_test)
+# makes this script stop CMD itself first, and say where each process of
+# the job waited, so that a hang leaves a trace.
+limit=${EXPECT_FAIL_LIMIT:-0}
 trap 'tail -n 40 "$tmp"; echo "expect_fail: stopped (time limit) while CMD ran"; kill -KILL "$pid" 2>/dev/null; exit 1' TERM INT
 
 # Live (not zombie) descendants of process $1.
@@ -37,6 +42,8 @@ live_descendants() {
     }'
 }
 
+. "$(dirname "$0")/job_report.sh"
+
 "$@" >"$tmp" 2>&1 &
 pid=$!
 matched_at=-1
@@ -44,6 +51,15 @@ alone_since=-1   # since when CMD has had no live descendant (-1: it has one)
 stalled=0
 while kill -0 "$pid" 2>/dev/null; do
   sleep 0.2
+  if [ "$limit" -gt 0 ] && [ "$SECONDS" -ge "$limit" ]; then
+    tail -n 40 "$tmp"
+    job_report "$pid" "$limit"
+    job_kill "$pid"
+    echo "expect_fail: stopped after ${limit} s (EXPECT_FAIL_LIMIT) while CMD ran"
+    sleep 2   # ompi_orphans.sh leaves files younger than 2 s
+    echo "expect_fail: Open MPI files the killed job left, removed: $("$orphans" "$ref")"
+    exit 1
+  fi
   if [ "$matched_at" -lt 0 ] && grep -Eq -- "$re" "$tmp"; then
     matched_at=$SECONDS
   fi
