@@ -27,22 +27,12 @@ trap 'rm -f "$tmp" "$ref"' EXIT
 limit=${EXPECT_FAIL_LIMIT:-0}
 trap 'tail -n 40 "$tmp"; echo "expect_fail: stopped (time limit) while CMD ran"; kill -KILL "$pid" 2>/dev/null; exit 1' TERM INT
 
-# Live (not zombie) descendants of process $1.
-live_descendants() {
-  ps -e -o pid=,ppid=,stat= | awk -v root="$1" '
-    { ppid[$1] = $2; stat[$1] = $3 }
-    END {
-      n = 0
-      for (p in ppid) {
-        q = p; d = 0
-        while (q in ppid && q != root && d < 64) { q = ppid[q]; d++ }
-        if (q == root && p != root && stat[p] !~ /^Z/) n++
-      }
-      print n
-    }'
-}
-
 . "$(dirname "$0")/job_report.sh"
+
+# How many live (not zombie) descendants process $1 has.
+live_descendants() {
+  job_descendants "$1" live | wc -l
+}
 
 "$@" >"$tmp" 2>&1 &
 pid=$!

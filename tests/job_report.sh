@@ -1,15 +1,16 @@
 # Sourced by expect_fail.sh and time_limit.sh: what a job that overran its
 # time limit was doing.
 
-# Every descendant of process $1, one pid a line.
+# Every descendant of process $1, one pid a line; with a second argument
+# "live", only those that are not zombies.
 job_descendants() {
-  ps -e -o pid=,ppid= | awk -v root="$1" '
-    { ppid[$1] = $2 }
+  ps -e -o pid=,ppid=,stat= | awk -v root="$1" -v live="${2:-}" '
+    { ppid[$1] = $2; stat[$1] = $3 }
     END {
       for (p in ppid) {
         q = p; d = 0
         while (q in ppid && q != root && d < 64) { q = ppid[q]; d++ }
-        if (q == root && p != root) print p
+        if (q == root && p != root && !(live == "live" && stat[p] ~ /^Z/)) print p
       }
     }'
 }
