@@ -143,15 +143,19 @@ static void local_strided(const char *call, void *ptr, int levels, int stride_ar
                          to_buf ? packed : stride_arr, local_piece, &x);
 }
 
+/* ARMCI's own convention, which Global Arrays' ghost-cell update relies on
+ * (decision 083): the names are from the buffer's side. write_strided writes
+ * the strided region at ptr into buf (packs); read_strided reads buf into
+ * the strided region at ptr (unpacks). */
 void armci_read_strided(void *ptr, int stride_levels, int stride_arr[], int count[], char *buf)
 {
-    local_strided("armci_read_strided", ptr, stride_levels, stride_arr, count, buf, 1);
+    local_strided("armci_read_strided", ptr, stride_levels, stride_arr, count, buf, 0);
 }
 
 void armci_write_strided(void *ptr, int stride_levels, int stride_arr[], int count[],
                          char *buf)
 {
-    local_strided("armci_write_strided", ptr, stride_levels, stride_arr, count, buf, 0);
+    local_strided("armci_write_strided", ptr, stride_levels, stride_arr, count, buf, 1);
 }
 
 /* ---- vector ----------------------------------------------------------------- */

@@ -4,27 +4,10 @@
  * non-blocking put, and read-increment under contention with every value
  * checked to be handed out exactly once. Prints a summary; exits non-zero
  * on any mismatch. */
-#include <ga.h>
+#include "ga_check.h"
 #include <macdecls.h>
-#include <mpi.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int me, np;
-static long failures, checks;
-
-#define EXPECT(cond, ...)                                                      \
-    do {                                                                       \
-        checks++;                                                              \
-        if (!(cond)) {                                                         \
-            if (++failures <= 20) {                                            \
-                fprintf(stderr, "FAIL rank %d line %d: ", me, __LINE__);       \
-                fprintf(stderr, __VA_ARGS__);                                  \
-                fprintf(stderr, "\n");                                         \
-            }                                                                  \
-        }                                                                      \
-    } while (0)
 
 /* ---- typed buffers: every value used here is a small integer, exact in
  * int, long and double alike. ------------------------------------------- */
@@ -310,11 +293,7 @@ static void test_read_inc(int type, int per, long inc)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    GA_Initialize();
-    MA_init(C_DBL, 1 << 20, 1 << 20);
-    me = GA_Nodeid();
-    np = GA_Nnodes();
+    ga_check_start(&argc, &argv);
     int wnp;
     MPI_Comm_size(MPI_COMM_WORLD, &wnp);
     EXPECT(np == wnp, "GA_Nnodes %d, MPI size %d", np, wnp);
@@ -329,13 +308,8 @@ int main(int argc, char **argv)
     test_read_inc(C_LONG, 200, 1);
     test_read_inc(C_INT, 100, 3);
 
-    GA_Sync();
-    long totals[2] = { checks, failures };
-    MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (me == 0)
-        printf("ga_basic: %d processes: %ld checks, %ld failed: %s\n", np, totals[0], totals[1],
-               totals[1] ? "FAILED" : "PASSED");
+    int rc = ga_check_summary("ga_basic");
     GA_Terminate();
     MPI_Finalize();
-    return totals[1] ? 1 : 0;
+    return rc;
 }

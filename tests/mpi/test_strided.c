@@ -61,39 +61,49 @@ static void sequence(int s, int t, unsigned char *shadow, int do_ops, void *regi
     }
 }
 
+/* ARMCI's convention (GA's ghost-cell update depends on it): write_strided
+ * packs the strided region at ptr into buf, read_strided unpacks buf into
+ * the strided region at ptr. Each expectation is computed from untouched
+ * copies, and the side that is only read must come back unchanged, so that
+ * swapped directions fail. */
 static void local_strided(void)
 {
     unsigned long long rng = 42 + tst_me();
-    unsigned char *a = malloc(REG), *b = malloc(REG), *c = malloc(REG), *e = malloc(REG);
+    unsigned char *a = malloc(REG), *a0 = malloc(REG), *b = malloc(REG), *b0 = malloc(REG);
+    unsigned char *c = malloc(REG), *e = malloc(REG);
     for (int L = 0; L <= SHP_MAXL; L++) {
         shape_t sh;
         shp_random(&rng, &sh, L, 1, REG / 2);
         long n = sh.count[0];
         for (int i = 1; i <= L; i++)
             n *= sh.count[i];
-        shp_fill(a, sh.sext, SHP_COPY, &rng);
-        /* write_strided packs the strided data at ptr into buf */
-        memset(b, 0, n + 8);
-        armci_write_strided(a, L, sh.sst, sh.count, (char *)b);
-        int cst[SHP_MAXL], dummy_st[SHP_MAXL];
         /* contiguous strides describe the packed layout */
+        int cst[SHP_MAXL];
         long prev = sh.count[0];
         for (int i = 0; i < L; i++) {
             cst[i] = (int)prev;
             prev *= sh.count[i + 1];
         }
+
+        shp_fill(a, sh.sext, SHP_COPY, &rng);
+        memcpy(a0, a, sh.sext + 8);
+        memset(b, 0, n + 8);
+        armci_write_strided(a, L, sh.sst, sh.count, (char *)b);
         memset(e, 0, n + 8);
-        shp_apply(a, sh.sst, e, cst, sh.count, L, SHP_COPY, 0);
-        CHECK(memcmp(b, e, n + 8) == 0, "armci_write_strided level %d", L);
-        /* read_strided unpacks buf into the strided layout at ptr */
+        shp_apply(a0, sh.sst, e, cst, sh.count, L, SHP_COPY, 0);
+        CHECK(memcmp(b, e, n + 8) == 0, "armci_write_strided level %d: buf is not the packed region", L);
+        CHECK(memcmp(a, a0, sh.sext + 8) == 0, "armci_write_strided level %d changed the region", L);
+
+        shp_fill(b, n, SHP_COPY, &rng);
+        memcpy(b0, b, n + 8);
         memset(c, 0x11, sh.sext + 8);
         memcpy(e, c, sh.sext + 8);
         armci_read_strided(c, L, sh.sst, sh.count, (char *)b);
-        shp_apply(b, cst, e, sh.sst, sh.count, L, SHP_COPY, 0);
-        CHECK(memcmp(c, e, sh.sext + 8) == 0, "armci_read_strided level %d", L);
-        (void)dummy_st;
+        shp_apply(b0, cst, e, sh.sst, sh.count, L, SHP_COPY, 0);
+        CHECK(memcmp(c, e, sh.sext + 8) == 0, "armci_read_strided level %d: region is not buf unpacked", L);
+        CHECK(memcmp(b, b0, n + 8) == 0, "armci_read_strided level %d changed buf", L);
     }
-    free(a); free(b); free(c); free(e);
+    free(a); free(a0); free(b); free(b0); free(c); free(e);
 }
 
 /* Layouts the destination-overlap check (decision 031) must accept: rows
