@@ -557,7 +557,7 @@ static void ghosts_check(int g, const int lo[2], const int hi[2], const char *wh
 
 static void part_ghosts(void)
 {
-    ga_check_part("ghost cells: GA_Update_ghosts, then NGA_Update_ghost_dir, corners included");
+    ga_check_part("ghost cells: GA_Update_ghosts, NGA_Update_ghost_dir, NGA_Update_ghosts_nb, corners included");
     int g, lo[2], hi[2];
     int mine = ghosts_make(&g, lo, hi, "ghosts");
     GA_Update_ghosts(g);
@@ -575,6 +575,15 @@ static void part_ghosts(void)
         }
     if (mine)
         ghosts_check(g, lo, hi, "NGA_Update_ghost_dir");
+    GA_Destroy(g);
+
+    mine = ghosts_make(&g, lo, hi, "ghosts_nb");
+    ga_nbhdl_t h;
+    NGA_Update_ghosts_nb(g, &h);
+    NGA_NbWait(&h);
+    GA_Sync();
+    if (mine)
+        ghosts_check(g, lo, hi, "NGA_Update_ghosts_nb");
     GA_Destroy(g);
 }
 
