@@ -54,4 +54,47 @@ function(armada_add_mpi_test)
   add_test(NAME ${T_NAME} COMMAND ${cmd})
   set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${_backstop}
     ENVIRONMENT "${ARMADA_TEST_ENV};${T_ENV}" LABELS "mpi;${T_LABELS}")
+  _armada_note_size(${T_NAME} ${T_NP})
+endfunction()
+
+# A variant is a test name less its ".npN" ending. Once a directory is read,
+# every size of a variant strictly between its smallest and 16 processes is
+# labelled "midsize": the sanitizer stages of `armada.sh test` leave those
+# out (each variant still runs there at its smallest size and at 16), the
+# normal build runs them all, and `armada.sh test full` runs them everywhere
+# (decision 084).
+function(_armada_note_size name np)
+  if(NOT name MATCHES "^(.*)\\.np[0-9]+$")
+    return()
+  endif()
+  set(key ${CMAKE_MATCH_1})
+  get_property(keys DIRECTORY PROPERTY ARMADA_SIZE_KEYS)
+  if(NOT keys)
+    cmake_language(DEFER CALL _armada_label_midsize)
+  endif()
+  if(NOT key IN_LIST keys)
+    set_property(DIRECTORY APPEND PROPERTY ARMADA_SIZE_KEYS ${key})
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY "ARMADA_SIZES_${key}" "${np}:${name}")
+endfunction()
+
+function(_armada_label_midsize)
+  get_property(keys DIRECTORY PROPERTY ARMADA_SIZE_KEYS)
+  foreach(key IN LISTS keys)
+    get_property(entries DIRECTORY PROPERTY "ARMADA_SIZES_${key}")
+    set(min 1000000)
+    foreach(e IN LISTS entries)
+      string(REGEX REPLACE ":.*" "" np "${e}")
+      if(np LESS min)
+        set(min ${np})
+      endif()
+    endforeach()
+    foreach(e IN LISTS entries)
+      string(REGEX REPLACE ":.*" "" np "${e}")
+      string(REGEX REPLACE "^[0-9]+:" "" name "${e}")
+      if(np GREATER min AND np LESS 16)
+        set_property(TEST ${name} APPEND PROPERTY LABELS midsize)
+      endif()
+    endforeach()
+  endforeach()
 endfunction()
