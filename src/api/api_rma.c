@@ -205,7 +205,7 @@ int PARMCI_AccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int p
 #define VALUE_GET(NAME, T)                                                   \
     T PARMCI_GetValue##NAME(void *src, int proc)                             \
     {                                                                        \
-        T v;                                                                 \
+        T v = 0;                                                             \
         contig_args("ARMCI_GetValue" #NAME, "src", src, &v, (int)sizeof(T), proc);  \
         arm_op_get("ARMCI_GetValue" #NAME, src, &v, sizeof(T), proc);        \
         return v;                                                            \
