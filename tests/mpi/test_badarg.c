@@ -5,11 +5,16 @@
  * preinit (a call before ARMCI_Init), unlock_other (a rank unlocks a
  * mutex another rank holds), unlock_free (an Unlock with no Lock),
  * unlock_hdl (the same through an ARMCIX mutex handle), relock (a Lock of
- * a mutex the caller holds, which would never return). Reaching the end of a
+ * a mutex the caller holds, which would never return), put_overrun,
+ * get_overrun, puts_overrun, putv_overrun, rmw_overrun (a transfer that runs
+ * past the end of the target's allocation), negstride, acc_type, rmw_op,
+ * vec_negbytes, free_foreign (ARMCI_Free of memory ARMCI did not allocate),
+ * brdcst_root, lock_range (a Lock with no mutexes created). Reaching the end of a
  * mode means the bad call returned: that is reported and the exit is 3 (the
  * EXPECT_FAIL regex then does not match, so the test fails). */
 #include <armci.h>
 #include <armcix.h>
+#include <message.h>
 #include "tst.h"
 
 /* Ranks 0 and 1 (and every rank for unlock_free) misuse a mutex of rank 0;
@@ -113,6 +118,41 @@ int main(int argc, char **argv)
             void *loc[1] = { buf }, *rem[1] = { base[peer] };
             armci_giov_t v = { loc, rem, 6, 1 };
             ARMCI_AccV(ARMCI_ACC_INT, &scale, &v, 1, peer);
+        } else if (strcmp(mode, "put_overrun") == 0) {
+            /* 16 bytes from 8 before the end of a 4096-byte allocation */
+            ARMCI_Put(buf, (char *)base[peer] + 4088, 16, peer);
+        } else if (strcmp(mode, "get_overrun") == 0) {
+            ARMCI_Get((char *)base[peer] + 4000, buf, 200, peer);
+        } else if (strcmp(mode, "puts_overrun") == 0) {
+            /* 4 rows of 64 bytes, 1350 apart: the last row ends at 4114 */
+            int cnt[2] = { 64, 4 }, sst[1] = { 64 }, dst[1] = { 1350 };
+            ARMCI_PutS(buf, sst, base[peer], dst, cnt, 1, peer);
+        } else if (strcmp(mode, "putv_overrun") == 0) {
+            void *loc[2] = { buf, buf + 16 }, *rem[2] = { base[peer], (char *)base[peer] + 4090 };
+            armci_giov_t v = { loc, rem, 16, 2 };
+            ARMCI_PutV(&v, 1, peer);
+        } else if (strcmp(mode, "negstride") == 0) {
+            int cnt[2] = { 8, 2 }, sst[1] = { 8 }, dst[1] = { -64 };
+            ARMCI_PutS(buf, sst, (char *)base[peer] + 1024, dst, cnt, 1, peer);
+        } else if (strcmp(mode, "acc_type") == 0) {
+            double scale = 1.0;
+            ARMCI_Acc(999, &scale, buf, base[peer], 16, peer);
+        } else if (strcmp(mode, "rmw_op") == 0) {
+            int v = 0;
+            ARMCI_Rmw(77, &v, base[peer], 1, peer);
+        } else if (strcmp(mode, "rmw_overrun") == 0) {
+            long v = 0;
+            ARMCI_Rmw(ARMCI_FETCH_AND_ADD_LONG, &v, (char *)base[peer] + 4092, 1, peer);
+        } else if (strcmp(mode, "vec_negbytes") == 0) {
+            void *loc[1] = { buf }, *rem[1] = { base[peer] };
+            armci_giov_t v = { loc, rem, -8, 1 };
+            ARMCI_PutV(&v, 1, peer);
+        } else if (strcmp(mode, "free_foreign") == 0) {
+            ARMCI_Free(buf);
+        } else if (strcmp(mode, "brdcst_root") == 0) {
+            armci_msg_brdcst(buf, 8, np + 3);
+        } else if (strcmp(mode, "lock_range") == 0) {
+            ARMCI_Lock(0, peer); /* no mutexes were created */
         } else {
             fprintf(stderr, "badarg: unknown mode %s\n", mode);
         }
