@@ -272,7 +272,8 @@ void armci_msg_bintree(int scope, int *Root, int *Up, int *Left, int *Right)
 
 /* ---- broadcast ---------------------------------------------------------- */
 
-/* `root` is a world rank (group == NULL) or a rank of the group. */
+/* `root` is a world rank, for a group too: ARMCI's convention, which Global
+ * Arrays' GA_Pgroup_brdcst relies on (decision 085). */
 static void bcast_scoped(const char *call, int scope, void *buf, int len, int root,
                          ARMCI_Group *group)
 {
@@ -280,7 +281,7 @@ static void bcast_scoped(const char *call, int scope, void *buf, int len, int ro
     check_buffer(call, "buffer", buf, len);
     int owned;
     MPI_Comm comm = scope_comm(call, scope, group, &owned);
-    MPI_Comm base = group ? group->comm : arm_api_world_comm();
+    MPI_Comm base = arm_api_world_comm();
     check_rank(call, "root", root, comm_size(base));
     if (comm == MPI_COMM_NULL)
         return;

@@ -499,6 +499,52 @@ static void part_group(void)
     GA_Sync();
 }
 
+/* ---- subgroups as the default group ------------------------------------ */
+
+static void part_split(void)
+{
+    if (np < 3)
+        return;
+    ga_check_part("GA_Pgroup_split_irreg into 3 colours, each the default group in turn");
+    int world = GA_Pgroup_get_world(), color = me % 3;
+    int grp = GA_Pgroup_split_irreg(world, color);
+    int size = (np - color + 2) / 3, gme = me / 3;
+    EXPECT(GA_Pgroup_nnodes(grp) == size && GA_Pgroup_nodeid(grp) == gme,
+           "colour %d: group rank %d of %d, want %d of %d", color, GA_Pgroup_nodeid(grp),
+           GA_Pgroup_nnodes(grp), gme, size);
+
+    GA_Pgroup_set_default(grp);
+    EXPECT(GA_Nnodes() == size && GA_Nodeid() == gme,
+           "with the colour %d group as default: GA_Nodeid %d of GA_Nnodes %d", color,
+           GA_Nodeid(), GA_Nnodes());
+    int n0 = 13, n1 = 17, dims[2] = { n0, n1 }, salt = 10 + color;
+    int g = NGA_Create(C_DBL, 2, dims, "split", NULL);
+    int r0 = n0 * gme / size, r1 = n0 * (gme + 1) / size;
+    if (r1 > r0) {
+        double *buf = malloc(sizeof(double) * (size_t)(r1 - r0) * n1);
+        for (int i = r0; i < r1; i++)
+            for (int j = 0; j < n1; j++)
+                buf[(i - r0) * n1 + j] = pat(i, j, salt);
+        int lo[2] = { r0, 0 }, hi[2] = { r1 - 1, n1 - 1 }, ld[1] = { n1 };
+        NGA_Put(g, lo, hi, buf, ld);
+        free(buf);
+    }
+    GA_Sync();
+    check_2d_local(g, n0, n1, want_pat, &salt, "array on a subgroup made default");
+    GA_Sync();
+
+    int v[2] = { color * 100 + gme, gme };
+    GA_Pgroup_igop(grp, v, 2, "max");
+    EXPECT(v[0] == color * 100 + size - 1 && v[1] == size - 1, "GA_Pgroup_igop max = %d %d",
+           v[0], v[1]);
+    long word = gme == size - 1 ? 4242L + color : 0;
+    GA_Pgroup_brdcst(grp, &word, (int)sizeof word, size - 1);
+    EXPECT(word == 4242L + color, "GA_Pgroup_brdcst from the last member: %ld", word);
+    GA_Destroy(g);
+    GA_Pgroup_set_default(world);
+    GA_Sync();
+}
+
 /* ---- ghost cells ------------------------------------------------------- */
 
 enum { GH_N0 = 24, GH_N1 = 30, GH_SALT = 7 };
@@ -841,6 +887,7 @@ int main(int argc, char **argv)
     part_access();
     part_collectives();
     part_group();
+    part_split();
     part_ghosts();
     part_mirrored();
     part_block_cyclic();

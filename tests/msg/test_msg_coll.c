@@ -327,11 +327,12 @@ static void test_groups(void)
         armci_msg_group_gop_scope(SCOPE_MASTERS, &y, 1, "+", ARMCI_INT, &g);
         CHECK_EQ(y, me == firstmember ? nodes_in_group : 1, "group_gop_scope MASTERS");
 
+        /* The root is a world rank, as in ARMCI (decision 085). */
         int b = me == 2 * (neven - 1) ? 31337 : 0;
-        armci_msg_group_bcast_scope(SCOPE_ALL, &b, sizeof b, neven - 1, &g);
+        armci_msg_group_bcast_scope(SCOPE_ALL, &b, sizeof b, 2 * (neven - 1), &g);
         CHECK_EQ(b, 31337, "group_bcast_scope from the last member");
         b = me == firstmember ? 808 : 0;
-        armci_msg_group_bcast_scope(SCOPE_NODE, &b, sizeof b, firstmember / 2, &g);
+        armci_msg_group_bcast_scope(SCOPE_NODE, &b, sizeof b, firstmember, &g);
         CHECK_EQ(b, 808, "group_bcast_scope NODE");
 
         void **ptrs = calloc((size_t)neven, sizeof *ptrs);
@@ -351,8 +352,10 @@ static void test_groups(void)
     ARMCI_Group_rank(&all, &grank);
     CHECK_EQ(grank, np - 1 - me, "reversed group rank");
     int b = grank == 0 ? np * 11 : 0;
-    armci_msg_group_bcast_scope(SCOPE_ALL, &b, sizeof b, 0, &all);
-    CHECK_EQ(b, np * 11, "reversed group bcast root is world rank np-1");
+    /* The root is named by its world rank (np - 1), not by its rank in the
+     * group (0): the two differ here, so a mix-up fails. */
+    armci_msg_group_bcast_scope(SCOPE_ALL, &b, sizeof b, np - 1, &all);
+    CHECK_EQ(b, np * 11, "reversed group bcast from world rank np-1 (group rank 0)");
     ARMCI_Group_free(&all);
     free(evens);
 }
