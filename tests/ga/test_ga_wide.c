@@ -545,6 +545,60 @@ static void part_split(void)
     GA_Sync();
 }
 
+/* ---- segmented scans ---------------------------------------------------- */
+
+enum { SCAN_N = 211 };
+
+static long scan_src(int i) { return i % 7 + 1; }
+static int scan_starts(int i) { return i % 13 == 0 || i == 100; }
+
+static void part_scan(void)
+{
+    ga_check_part("GA_Scan_add (inclusive and exclusive) and GA_Scan_copy over segments");
+    int n[1] = { SCAN_N };
+    int src = NGA_Create(C_LONG, 1, n, "scan_src", NULL);
+    int dst = GA_Duplicate(src, "scan_dst");
+    int bits = NGA_Create(C_INT, 1, n, "scan_bits", NULL);
+    if (me == 0) {
+        long v[SCAN_N];
+        int b[SCAN_N], lo[1] = { 0 }, hi[1] = { SCAN_N - 1 };
+        for (int i = 0; i < SCAN_N; i++) {
+            v[i] = scan_src(i);
+            b[i] = scan_starts(i);
+        }
+        NGA_Put(src, lo, hi, v, NULL);
+        NGA_Put(bits, lo, hi, b, NULL);
+    }
+    GA_Sync();
+    for (int excl = 0; excl <= 2; excl++) {
+        GA_Zero(dst);
+        if (excl < 2)
+            GA_Scan_add(src, dst, bits, 0, SCAN_N - 1, excl);
+        else
+            GA_Scan_copy(src, dst, bits, 0, SCAN_N - 1);
+        GA_Sync();
+        long got[SCAN_N], want = 0, first = 0;
+        int lo[1] = { 0 }, hi[1] = { SCAN_N - 1 }, bad = 0, at = -1;
+        NGA_Get(dst, lo, hi, got, NULL);
+        for (int i = 0; i < SCAN_N; i++) {
+            if (scan_starts(i)) {
+                want = 0;
+                first = scan_src(i);
+            }
+            long w = excl == 2 ? first : excl == 1 ? want : want + scan_src(i);
+            want += scan_src(i);
+            if (got[i] != w && bad++ == 0)
+                at = i;
+        }
+        EXPECT(bad == 0, "%s: %d of %d wrong, first at %d", excl == 2 ? "GA_Scan_copy"
+               : excl ? "GA_Scan_add exclusive" : "GA_Scan_add inclusive", bad, SCAN_N, at);
+        GA_Sync();
+    }
+    GA_Destroy(bits);
+    GA_Destroy(dst);
+    GA_Destroy(src);
+}
+
 /* ---- ghost cells ------------------------------------------------------- */
 
 enum { GH_N0 = 24, GH_N1 = 30, GH_SALT = 7 };
@@ -888,6 +942,7 @@ int main(int argc, char **argv)
     part_collectives();
     part_group();
     part_split();
+    part_scan();
     part_ghosts();
     part_mirrored();
     part_block_cyclic();
