@@ -49,6 +49,14 @@ function(armada_add_mpi_test)
     list(APPEND T_ENV "EXPECT_FAIL_LIMIT=${T_TIMEOUT}")
   else()
     set(cmd ${CMAKE_SOURCE_DIR}/tests/time_limit.sh ${T_TIMEOUT} ${cmd})
+    # Under the sanitizer a stall must reach the time limit, whose report
+    # says where each process waited, rather than end earlier as a bare
+    # "no answer" from peer-failure detection (30 s by default). Tests that
+    # set ARMADA_PEER_TIMEOUT themselves keep theirs.
+    if(ARMADA_SANITIZE AND NOT "${T_ENV}" MATCHES "ARMADA_PEER_TIMEOUT=")
+      math(EXPR _peer "${T_TIMEOUT} + 30")
+      list(APPEND T_ENV "ARMADA_PEER_TIMEOUT=${_peer}")
+    endif()
   endif()
   math(EXPR _backstop "${T_TIMEOUT} + 10")
   add_test(NAME ${T_NAME} COMMAND ${cmd})
