@@ -32,20 +32,27 @@ static double want_pat(int i, int j, const void *arg)
     return pat(i, j, *(const int *)arg);
 }
 
-/* Rank r writes rows [n0 r / np, n0 (r+1) / np) of want(): a split that
- * ignores the distribution, so most rows cross to another rank. */
+/* Member `rank` of `size` writes rows [n0 rank / size, n0 (rank+1) / size)
+ * of want(): a split that ignores the distribution, so most rows cross to
+ * another process. No sync. */
+static void put_rows(int g, int n0, int n1, want_fn want, const void *arg, int rank, int size)
+{
+    int r0 = (int)((long)n0 * rank / size), r1 = (int)((long)n0 * (rank + 1) / size);
+    if (r1 <= r0)
+        return;
+    double *buf = malloc(sizeof(double) * (size_t)(r1 - r0) * (size_t)n1);
+    for (int i = r0; i < r1; i++)
+        for (int j = 0; j < n1; j++)
+            buf[(size_t)(i - r0) * n1 + j] = want(i, j, arg);
+    int lo[2] = { r0, 0 }, hi[2] = { r1 - 1, n1 - 1 }, ld[1] = { n1 };
+    NGA_Put(g, lo, hi, buf, ld);
+    free(buf);
+}
+
+/* Every rank writes its share of rows, then all sync. */
 static void fill_fn(int g, int n0, int n1, want_fn want, const void *arg)
 {
-    int r0 = (int)((long)n0 * me / np), r1 = (int)((long)n0 * (me + 1) / np);
-    if (r1 > r0) {
-        double *buf = malloc(sizeof(double) * (size_t)(r1 - r0) * (size_t)n1);
-        for (int i = r0; i < r1; i++)
-            for (int j = 0; j < n1; j++)
-                buf[(size_t)(i - r0) * n1 + j] = want(i, j, arg);
-        int lo[2] = { r0, 0 }, hi[2] = { r1 - 1, n1 - 1 }, ld[1] = { n1 };
-        NGA_Put(g, lo, hi, buf, ld);
-        free(buf);
-    }
+    put_rows(g, n0, n1, want, arg, me, np);
     GA_Sync();
 }
 
@@ -455,16 +462,7 @@ static void part_group(void)
         GA_Set_array_name(g, "group");
         GA_Set_pgroup(g, grp);
         EXPECT(GA_Allocate(g) != 0, "GA_Allocate on the group failed");
-        int r0 = n0 * gme / cnt, r1 = n0 * (gme + 1) / cnt;
-        if (r1 > r0) {
-            double *buf = malloc(sizeof(double) * (size_t)(r1 - r0) * n1);
-            for (int i = r0; i < r1; i++)
-                for (int j = 0; j < n1; j++)
-                    buf[(i - r0) * n1 + j] = pat(i, j, salt);
-            int lo[2] = { r0, 0 }, hi[2] = { r1 - 1, n1 - 1 }, ld[1] = { n1 };
-            NGA_Put(g, lo, hi, buf, ld);
-            free(buf);
-        }
+        put_rows(g, n0, n1, want_pat, &salt, gme, cnt);
         GA_Pgroup_sync(grp);
         check_2d_local(g, n0, n1, want_pat, &salt, "array on the group");
         GA_Pgroup_sync(grp);
@@ -519,16 +517,7 @@ static void part_split(void)
            GA_Nodeid(), GA_Nnodes());
     int n0 = 13, n1 = 17, dims[2] = { n0, n1 }, salt = 10 + color;
     int g = NGA_Create(C_DBL, 2, dims, "split", NULL);
-    int r0 = n0 * gme / size, r1 = n0 * (gme + 1) / size;
-    if (r1 > r0) {
-        double *buf = malloc(sizeof(double) * (size_t)(r1 - r0) * n1);
-        for (int i = r0; i < r1; i++)
-            for (int j = 0; j < n1; j++)
-                buf[(i - r0) * n1 + j] = pat(i, j, salt);
-        int lo[2] = { r0, 0 }, hi[2] = { r1 - 1, n1 - 1 }, ld[1] = { n1 };
-        NGA_Put(g, lo, hi, buf, ld);
-        free(buf);
-    }
+    put_rows(g, n0, n1, want_pat, &salt, gme, size);
     GA_Sync();
     check_2d_local(g, n0, n1, want_pat, &salt, "array on a subgroup made default");
     GA_Sync();
