@@ -33,37 +33,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One paired repetition (ovh_stack_rows) of the 8 B put + fence and get. */
+static void stack_rep(void *arg, double *put_ns, double *get_ns)
+{
+    const ovh_ctx_t *c = arg;
+    const bench_opts_t *o = c->opts;
+    bench_opts_t one = *o;
+    one.reps = 1;
+    int t = c->target;
+    char *dst = c->data[t], *loc = c->local;
+    OVH_TIME(put_ns, &one, o->iters, { ARMCI_Put(loc, dst, 8, t); ARMCI_Fence(t); });
+    OVH_TIME(get_ns, &one, o->iters, ARMCI_Get(dst, loc, 8, t));
+}
+
 static void stack_rows(const bench_opts_t *o, ovh_ctx_t *c)
 {
-    int t = c->target;
-    int ucp = !ovh_same_node(0, t);
-    double fput = 0.0, fget = 0.0;
-    int have = ovh_floor(o, 0, t, ucp, &fput, &fget) == 0;
-    double put[BENCH_MAX_REPS], get[BENCH_MAX_REPS];
-    char *dst = c->data[t], *loc = c->local;
-    if (o->rank == 0) {
-        OVH_TIME(put, o, o->iters, { ARMCI_Put(loc, dst, 8, t); ARMCI_Fence(t); });
-        OVH_TIME(get, o, o->iters, ARMCI_Get(dst, loc, 8, t));
-        char extra[96];
-        snprintf(extra, sizeof extra, "path=%s", ucp ? "ucp" : "shm");
-        ovh_report_ns(o, "stack_put", 8, put, o->reps, o->iters, extra);
-        ovh_report_ns(o, "stack_get", 8, get, o->reps, o->iters, extra);
-        if (have) {
-            double f[1] = { fput };
-            ovh_report_ns(o, "stack_put_floor", 8, f, 1, o->iters, extra);
-            f[0] = fget;
-            ovh_report_ns(o, "stack_get_floor", 8, f, 1, o->iters, extra);
-            for (int r = 0; r < o->reps; r++) {
-                put[r] -= fput;
-                get[r] -= fget;
-            }
-            ovh_report_ns(o, "stack_put_over", 8, put, o->reps, o->iters, extra);
-            ovh_report_ns(o, "stack_get_over", 8, get, o->reps, o->iters, extra);
-        } else {
-            bench_skip(o, "stack_floor", ucp ? "no_ucp" : "no_shared_window");
-        }
-    }
-    ovh_idle_barrier();   /* the others sit out meanwhile */
+    c->opts = o;
+    ovh_stack_rows(o, c->target, stack_rep, ovh_idle_barrier, c);
 }
 
 static void nb_rows(const bench_opts_t *o, ovh_ctx_t *c)

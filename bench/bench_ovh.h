@@ -45,6 +45,16 @@ double ovh_ghz(void);
 int ovh_floor(const bench_opts_t *o, int origin, int target, int ucp, double *put_ns,
               double *get_ns);
 
+/* The stack rows (stack_put/get, _floor, _over): each repetition of the
+ * runtime's 8-byte put + completion and get is paired with a floor measured
+ * just before it, and _over is the difference per pair, so a drift of the
+ * machine between the two does not land in the overhead. rep runs one
+ * repetition on the origin (rank 0) into *put_ns and *get_ns; sit_out is
+ * what every rank calls after each pair (the others meanwhile). Collective. */
+typedef void (*ovh_stack_rep_fn)(void *arg, double *put_ns, double *get_ns);
+void ovh_stack_rows(const bench_opts_t *o, int target, ovh_stack_rep_fn rep,
+                    void (*sit_out)(void), void *arg);
+
 /* Prints value in ns and in cycles (op and op"_cyc"), extra appended. */
 void ovh_report_ns(const bench_opts_t *o, const char *op, size_t size, double *ns, int n,
                    int iters, const char *extra);

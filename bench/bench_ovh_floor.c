@@ -297,3 +297,34 @@ int ovh_floor(const bench_opts_t *o, int origin, int target, int ucp, double *pu
     return -1;
 #endif
 }
+
+void ovh_stack_rows(const bench_opts_t *o, int target, ovh_stack_rep_fn rep,
+                    void (*sit_out)(void), void *arg)
+{
+    int ucp = !ovh_same_node(0, target), have = 1;
+    double put[BENCH_MAX_REPS], get[BENCH_MAX_REPS];
+    double fput[BENCH_MAX_REPS], fget[BENCH_MAX_REPS];
+    for (int r = 0; r < o->reps; r++) {
+        have &= ovh_floor(o, 0, target, ucp, &fput[r], &fget[r]) == 0;
+        if (o->rank == 0)
+            rep(arg, &put[r], &get[r]);
+        sit_out();
+    }
+    if (o->rank != 0)
+        return;
+    const char *extra = ucp ? "path=ucp" : "path=shm";
+    ovh_report_ns(o, "stack_put", 8, put, o->reps, o->iters, extra);
+    ovh_report_ns(o, "stack_get", 8, get, o->reps, o->iters, extra);
+    if (!have) {
+        bench_skip(o, "stack_floor", ucp ? "no_ucp" : "no_shared_window");
+        return;
+    }
+    ovh_report_ns(o, "stack_put_floor", 8, fput, o->reps, o->iters, extra);
+    ovh_report_ns(o, "stack_get_floor", 8, fget, o->reps, o->iters, extra);
+    for (int r = 0; r < o->reps; r++) {
+        put[r] -= fput[r];
+        get[r] -= fget[r];
+    }
+    ovh_report_ns(o, "stack_put_over", 8, put, o->reps, o->iters, extra);
+    ovh_report_ns(o, "stack_get_over", 8, get, o->reps, o->iters, extra);
+}

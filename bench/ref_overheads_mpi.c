@@ -27,39 +27,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One paired repetition (ovh_stack_rows) of the 8 B put + flush and get. */
+static void stack_rep(void *arg, double *put_ns, double *get_ns)
+{
+    const rovh_t *c = arg;
+    bench_opts_t one = c->rma;
+    one.reps = 1;
+    int t = c->target;
+    OVH_TIME(put_ns, &one, one.iters, {
+        MPI_Put(c->local, 8, MPI_BYTE, t, 0, 8, MPI_BYTE, c->win);
+        MPI_Win_flush(t, c->win);
+    });
+    OVH_TIME(get_ns, &one, one.iters, {
+        MPI_Get(c->local, 8, MPI_BYTE, t, 0, 8, MPI_BYTE, c->win);
+        MPI_Win_flush(t, c->win);
+    });
+}
+
+static void world_barrier(void)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void stack_rows(rovh_t *c)
 {
-    const bench_opts_t *o = &c->rma;
-    int t = c->target, ucp = !ovh_same_node(0, t);
-    double fput = 0.0, fget = 0.0;
-    int have = ovh_floor(o, 0, t, ucp, &fput, &fget) == 0;
-    double put[BENCH_MAX_REPS], get[BENCH_MAX_REPS];
-    if (o->rank == 0) {
-        OVH_TIME(put, o, o->iters, {
-            MPI_Put(c->local, 8, MPI_BYTE, t, 0, 8, MPI_BYTE, c->win);
-            MPI_Win_flush(t, c->win);
-        });
-        OVH_TIME(get, o, o->iters, {
-            MPI_Get(c->local, 8, MPI_BYTE, t, 0, 8, MPI_BYTE, c->win);
-            MPI_Win_flush(t, c->win);
-        });
-        const char *extra = ucp ? "path=ucp" : "path=shm";
-        ovh_report_ns(o, "stack_put", 8, put, o->reps, o->iters, extra);
-        ovh_report_ns(o, "stack_get", 8, get, o->reps, o->iters, extra);
-        if (have) {
-            double f[1] = { fput };
-            ovh_report_ns(o, "stack_put_floor", 8, f, 1, o->iters, extra);
-            f[0] = fget;
-            ovh_report_ns(o, "stack_get_floor", 8, f, 1, o->iters, extra);
-            for (int r = 0; r < o->reps; r++) {
-                put[r] -= fput;
-                get[r] -= fget;
-            }
-            ovh_report_ns(o, "stack_put_over", 8, put, o->reps, o->iters, extra);
-            ovh_report_ns(o, "stack_get_over", 8, get, o->reps, o->iters, extra);
-        }
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    ovh_stack_rows(&c->rma, c->target, stack_rep, world_barrier, c);
 }
 
 static void nb_rows(rovh_t *c)
