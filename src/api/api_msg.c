@@ -10,6 +10,7 @@
 
 #include "api_internal.h"
 #include "core/arm_core.h"
+#include "core/arm_ops.h"
 
 /* ---- argument checks ---------------------------------------------------- */
 
@@ -215,10 +216,17 @@ int armci_msg_rcvany(int tag, void *buffer, int buflen, int *msglen)
 }
 
 /* ---- barriers ----------------------------------------------------------- */
+/* Each participant's writes, to any process, are complete before it enters
+ * (decision 086): Global Arrays' GA_Pgroup_sync fences only the group's
+ * members and then calls the group barrier, so a write to a process outside
+ * the group would otherwise be read back stale by another member. The fence
+ * costs nothing for nodes whose writes are known served (decision 058). */
 
 void parmci_msg_barrier(void)
 {
-    arm_core_barrier(world("armci_msg_barrier"));
+    MPI_Comm comm = world("armci_msg_barrier");
+    arm_op_fence_all();
+    arm_core_barrier(comm);
 }
 
 void parmci_msg_group_barrier(ARMCI_Group *group)
@@ -226,6 +234,7 @@ void parmci_msg_group_barrier(ARMCI_Group *group)
     const char *call = "armci_msg_group_barrier";
     arm_api_require_init(call);
     check_group(call, group);
+    arm_op_fence_all();
     arm_core_barrier(group->comm);
 }
 
