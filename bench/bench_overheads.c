@@ -34,21 +34,17 @@
 #include <string.h>
 
 /* One paired repetition (ovh_stack_rows) of the 8 B put + fence and get. */
-static void stack_rep(void *arg, double *put_ns, double *get_ns)
+static void stack_rep(const bench_opts_t *one, void *arg, double *put_ns, double *get_ns)
 {
     const ovh_ctx_t *c = arg;
-    const bench_opts_t *o = c->opts;
-    bench_opts_t one = *o;
-    one.reps = 1;
     int t = c->target;
     char *dst = c->data[t], *loc = c->local;
-    OVH_TIME(put_ns, &one, o->iters, { ARMCI_Put(loc, dst, 8, t); ARMCI_Fence(t); });
-    OVH_TIME(get_ns, &one, o->iters, ARMCI_Get(dst, loc, 8, t));
+    OVH_TIME(put_ns, one, one->iters, { ARMCI_Put(loc, dst, 8, t); ARMCI_Fence(t); });
+    OVH_TIME(get_ns, one, one->iters, ARMCI_Get(dst, loc, 8, t));
 }
 
 static void stack_rows(const bench_opts_t *o, ovh_ctx_t *c)
 {
-    c->opts = o;
     ovh_stack_rows(o, c->target, stack_rep, ovh_idle_barrier, c);
 }
 

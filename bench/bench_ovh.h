@@ -49,9 +49,11 @@ int ovh_floor(const bench_opts_t *o, int origin, int target, int ucp, double *pu
  * runtime's 8-byte put + completion and get is paired with a floor measured
  * just before it, and _over is the difference per pair, so a drift of the
  * machine between the two does not land in the overhead. rep runs one
- * repetition on the origin (rank 0) into *put_ns and *get_ns; sit_out is
- * what every rank calls after each pair (the others meanwhile). Collective. */
-typedef void (*ovh_stack_rep_fn)(void *arg, double *put_ns, double *get_ns);
+ * repetition on the origin (rank 0) into *put_ns and *get_ns, given o with
+ * reps = 1; sit_out is what every rank calls after each pair (the others
+ * meanwhile). Collective. */
+typedef void (*ovh_stack_rep_fn)(const bench_opts_t *one, void *arg, double *put_ns,
+                                 double *get_ns);
 void ovh_stack_rows(const bench_opts_t *o, int target, ovh_stack_rep_fn rep,
                     void (*sit_out)(void), void *arg);
 

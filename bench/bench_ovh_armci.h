@@ -52,7 +52,6 @@ typedef struct ovh_ctx {
     int max_out;        /* -K: most operations outstanding    */
     int server_ms;      /* -S: milliseconds per server level  */
     int target;
-    const bench_opts_t *opts;   /* the run's options, for callbacks */
 } ovh_ctx_t;
 
 void ovh_wait_rows(const bench_opts_t *o, ovh_ctx_t *c);

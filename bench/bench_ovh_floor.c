@@ -304,10 +304,12 @@ void ovh_stack_rows(const bench_opts_t *o, int target, ovh_stack_rep_fn rep,
     int ucp = !ovh_same_node(0, target), have = 1;
     double put[BENCH_MAX_REPS], get[BENCH_MAX_REPS];
     double fput[BENCH_MAX_REPS], fget[BENCH_MAX_REPS];
+    bench_opts_t one = *o;
+    one.reps = 1;
     for (int r = 0; r < o->reps; r++) {
         have &= ovh_floor(o, 0, target, ucp, &fput[r], &fget[r]) == 0;
         if (o->rank == 0)
-            rep(arg, &put[r], &get[r]);
+            rep(&one, arg, &put[r], &get[r]);
         sit_out();
     }
     if (o->rank != 0)

@@ -28,17 +28,15 @@
 #include <string.h>
 
 /* One paired repetition (ovh_stack_rows) of the 8 B put + flush and get. */
-static void stack_rep(void *arg, double *put_ns, double *get_ns)
+static void stack_rep(const bench_opts_t *one, void *arg, double *put_ns, double *get_ns)
 {
     const rovh_t *c = arg;
-    bench_opts_t one = c->rma;
-    one.reps = 1;
     int t = c->target;
-    OVH_TIME(put_ns, &one, one.iters, {
+    OVH_TIME(put_ns, one, one->iters, {
         MPI_Put(c->local, 8, MPI_BYTE, t, 0, 8, MPI_BYTE, c->win);
         MPI_Win_flush(t, c->win);
     });
-    OVH_TIME(get_ns, &one, one.iters, {
+    OVH_TIME(get_ns, one, one->iters, {
         MPI_Get(c->local, 8, MPI_BYTE, t, 0, 8, MPI_BYTE, c->win);
         MPI_Win_flush(t, c->win);
     });
