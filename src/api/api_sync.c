@@ -1,5 +1,6 @@
 /* Completion, ordering, mutexes, read-modify-write, and Armada's own
  * extensions (armada.h). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "api/api_check.h"
@@ -49,11 +50,35 @@ static inline int nb_begin(int proc)
     return 1;
 }
 
+/* A handle the caller never initialised still works in a non-blocking
+ * call: anything but an aggregate handle (aggregate == 1) is taken as a
+ * plain one and set whole, so that Wait and Test can tell a handle that no
+ * call set from one that a call did. */
 static inline void note_nb(armci_hdl_t *hdl, int proc, int tracked)
 {
     int token = tracked ? arm_op_nb_end() : 0;
-    if (hdl && !hdl->aggregate)
+    if (hdl && hdl->aggregate != 1) {
+        hdl->aggregate = 0;
         hdl->target = token ? -token : proc + 1;
+    }
+}
+
+/* Wait and Test on a handle that neither ARMCI_INIT_HANDLE nor a
+ * non-blocking call set (an uninitialised variable, freed memory) stop the
+ * program: its fields would otherwise read as some other call's token, or
+ * as a completed call, and the caller's error would go unseen. A set handle
+ * holds aggregate 0 or 1 and a target in [INT_MIN + 1, nproc]. */
+static void check_hdl(const char *call, const armci_hdl_t *hdl)
+{
+    if (!ARM_API_CHECKS)
+        return;
+    if (!hdl)
+        arm_fatal(call, "argument 'hdl' is NULL");
+    if ((hdl->aggregate != 0 && hdl->aggregate != 1) || hdl->target == INT_MIN ||
+        hdl->target > arm_core.nproc)
+        arm_fatal(call, "argument 'hdl' = %p holds { target %d, aggregate %d }: it was not "
+                  "set by ARMCI_INIT_HANDLE or by a non-blocking call",
+                  (const void *)hdl, hdl->target, hdl->aggregate);
 }
 
 int PARMCI_NbPut(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
@@ -130,8 +155,7 @@ int PARMCI_NbAccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int
 int PARMCI_Wait(armci_hdl_t *hdl)
 {
     api_init("ARMCI_Wait");
-    if (ARM_API_CHECKS && !hdl)
-        arm_fatal("ARMCI_Wait", "argument 'hdl' is NULL");
+    check_hdl("ARMCI_Wait", hdl);
     if (hdl->aggregate)
         arm_op_nb_wait_proc("ARMCI_Wait", -1);
     else if (hdl->target < 0)
@@ -144,8 +168,7 @@ int PARMCI_Wait(armci_hdl_t *hdl)
 int PARMCI_Test(armci_hdl_t *hdl)
 {
     api_init("ARMCI_Test");
-    if (ARM_API_CHECKS && !hdl)
-        arm_fatal("ARMCI_Test", "argument 'hdl' is NULL");
+    check_hdl("ARMCI_Test", hdl);
     int token = hdl->aggregate ? 0 : hdl->target < 0 ? -hdl->target : -1;
     return token >= 0 && !arm_op_nb_test(token);
 }

@@ -9,7 +9,8 @@
  * get_overrun, puts_overrun, putv_overrun, rmw_overrun (a transfer that runs
  * past the end of the target's allocation), negstride, acc_type, rmw_op,
  * vec_negbytes, free_foreign (ARMCI_Free of memory ARMCI did not allocate),
- * brdcst_root, lock_range (a Lock with no mutexes created). Reaching the end of a
+ * brdcst_root, lock_range (a Lock with no mutexes created), wait_garbage and
+ * test_garbage (Wait and Test on a handle nothing set). Reaching the end of a
  * mode means the bad call returned: that is reported and the exit is 3 (the
  * EXPECT_FAIL regex then does not match, so the test fails). */
 #include <armci.h>
@@ -151,6 +152,13 @@ int main(int argc, char **argv)
             ARMCI_Free(buf);
         } else if (strcmp(mode, "brdcst_root") == 0) {
             armci_msg_brdcst(buf, 8, np + 3);
+        } else if (strcmp(mode, "wait_garbage") == 0 || strcmp(mode, "test_garbage") == 0) {
+            armci_hdl_t h;
+            memset(&h, 0x5a, sizeof h); /* never initialised, nor used by a call */
+            if (mode[0] == 'w')
+                ARMCI_Wait(&h);
+            else
+                ARMCI_Test(&h);
         } else if (strcmp(mode, "lock_range") == 0) {
             ARMCI_Lock(0, peer); /* no mutexes were created */
         } else {
