@@ -89,9 +89,21 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
                   arm_config.server_slots);
     if (arm_config.slot_size < 1024 || arm_config.slot_size > (1L << 30))
         arm_fatal(call, "setting ARMADA_SLOT_SIZE=%ld must be 1k..1g", arm_config.slot_size);
-    if (arm_config.poll_spins < 0 || arm_config.pipeline_depth < 1 || arm_config.peer_timeout < 1)
-        arm_fatal(call, "settings ARMADA_POLL_SPINS (>= 0), ARMADA_PIPELINE_DEPTH and "
-                  "ARMADA_PEER_TIMEOUT (>= 1) are out of range");
+    /* Settings of type INT with a lower bound (-1 means "never" for the
+     * last three); each named with its value when it is below it. */
+    const struct { const char *name; long value, min; } lower[] = {
+        { "POLL_SPINS", arm_config.poll_spins, 0 },
+        { "PIPELINE_DEPTH", arm_config.pipeline_depth, 1 },
+        { "PEER_TIMEOUT", arm_config.peer_timeout, 1 },
+        { "YIELD_US", arm_config.yield_us, 0 },
+        { "SERVER_COMP_DELAY_US", arm_config.server_comp_delay_us, 0 },
+        { "BATCH_IDLE_US", arm_config.batch_idle_us, -1 },
+        { "FENCE_ACK_US", arm_config.fence_ack_us, -1 },
+    };
+    for (size_t i = 0; i < sizeof lower / sizeof lower[0]; i++)
+        if (lower[i].value < lower[i].min)
+            arm_fatal(call, "setting ARMADA_%s=%ld must be at least %ld", lower[i].name,
+                      lower[i].value, lower[i].min);
 
     arm_status_t st = arm_procmap_init(c, arm_config.ppn);
     if (st != ARM_OK)
