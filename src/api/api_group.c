@@ -258,8 +258,13 @@ static int malloc_on(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI
         arm_fatal(call, "argument 'ptr_arr' is NULL");
     if (g->comm == MPI_COMM_NULL)
         arm_fatal(call, "argument 'group': rank %d is not a member", arm_core.me);
+    int world = g->size == arm_core.nproc;
+    if (world)
+        arm_core_coll_begin(ARM_COLL_MALLOC);
     arm_status_t st = arm_reg_malloc(g->comm, g->size, g->grp_to_abs, (size_t)bytes, 0,
                                      ptr_arr, NULL);
+    if (world)
+        arm_core_coll_end();
     if (st != ARM_OK)
         arm_fatal(call, "allocating %ld bytes failed: %s", bytes,
                   arm_reg_error()[0] ? arm_reg_error() : arm_status_str(st));
@@ -274,9 +279,14 @@ int ARMCI_Malloc_group(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
 int ARMCI_Free_group(void *ptr, ARMCI_Group *group)
 {
     check_group("ARMCI_Free_group", group);
+    int world = group->size == arm_core.nproc;
+    if (world)
+        arm_core_coll_begin(ARM_COLL_FREE);
     arm_op_fence_all();
     arm_op_nb_wait_proc("ARMCI_Free_group", -1);   /* no get may still read it */
     arm_reg_free(group->comm, ptr, "ARMCI_Free_group");
+    if (world)
+        arm_core_coll_end();
     return 0;
 }
 
@@ -288,9 +298,11 @@ int PARMCI_Malloc(void **base_ptrs, armci_size_t size)
 int PARMCI_Free(void *ptr)
 {
     api_init("ARMCI_Free");
+    arm_core_coll_begin(ARM_COLL_FREE);
     arm_op_fence_all();
     arm_op_nb_wait_proc("ARMCI_Free", -1);   /* no get may still read it */
     arm_reg_free(arm_core.world, ptr, "ARMCI_Free");
+    arm_core_coll_end();
     return 0;
 }
 

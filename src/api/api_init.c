@@ -123,8 +123,10 @@ int PARMCI_Finalize(void)
         return 0;
     api_state.nxtval = NULL;
     api_state.nxtval_alloc = NULL; /* released with the other internal ones */
+    arm_core_coll_begin(ARM_COLL_FINALIZE);
     armada_api_groups_fini();
     arm_core_finalize();
+    arm_core_coll_end();
     if (arm_core.own_mpi) {
         arm_core.own_mpi = 0;
         MPI_Finalize();

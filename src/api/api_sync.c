@@ -217,14 +217,18 @@ int PARMCI_Create_mutexes(int count)
 {
     api_init("ARMCI_Create_mutexes");
     api_count("ARMCI_Create_mutexes", "count", count);
+    arm_core_coll_begin(ARM_COLL_CREATE_MUTEXES);
     arm_status_t st = arm_op_create_mutexes("ARMCI_Create_mutexes", count);
+    arm_core_coll_end();
     return st == ARM_OK ? 0 : 1;
 }
 
 int PARMCI_Destroy_mutexes(void)
 {
     api_init("ARMCI_Destroy_mutexes");
+    arm_core_coll_begin(ARM_COLL_DESTROY_MUTEXES);
     arm_op_destroy_mutexes("ARMCI_Destroy_mutexes");
+    arm_core_coll_end();
     return 0;
 }
 

@@ -23,6 +23,7 @@
 #include <time.h>
 #include "core/arm_core.h"
 #include "util/arm_config.h"
+#include "util/arm_log.h"
 #include "util/arm_timer.h"
 
 #define BARRIER_BUSY_SPINS 4
@@ -32,8 +33,82 @@
 
 typedef int (*barrier_done_fn)(void *arg);
 
-/* Waits until done(arg) is true, in the three phases above. */
-static void barrier_wait(barrier_done_fn done, void *arg)
+/* ---- collective calls, counted ------------------------------------------------
+ * Each process keeps, in its control block, how many world collective calls
+ * it has entered and the kind of the last one, in one word so that a reader
+ * never pairs a count with another call's kind. In a correct program the
+ * n-th collective call is of the same kind on every process; the calls that
+ * are equivalent count as one kind (every world barrier, whichever API it
+ * came through; ARMCI_Malloc and ARMCI_Malloc_group over a group of every
+ * process). A world barrier that naps checks its node's processes: one whose
+ * count equals its own but whose kind differs is in another collective call
+ * that will wait for ever for this one, and the job is stopped with both
+ * named. Processes of other nodes are not visible here: such a mismatch
+ * still waits. */
+static _Thread_local int coll_depth;
+
+static const char *const coll_names[] = {
+    [ARM_COLL_NONE] = "no collective call",
+    [ARM_COLL_BARRIER] = "a world barrier (ARMCI_Barrier, armci_msg_barrier)",
+    [ARM_COLL_MALLOC] = "ARMCI_Malloc",
+    [ARM_COLL_FREE] = "ARMCI_Free",
+    [ARM_COLL_CREATE_MUTEXES] = "ARMCI_Create_mutexes",
+    [ARM_COLL_DESTROY_MUTEXES] = "ARMCI_Destroy_mutexes",
+    [ARM_COLL_FINALIZE] = "ARMCI_Finalize",
+};
+
+static _Atomic uint64_t *coll_word(const arm_core_t *c, int rank)
+{
+    return c->initialized && c->ctl && c->ctl[rank] ? &c->ctl[rank]->coll : NULL;
+}
+
+void arm_core_coll_begin(arm_coll_kind_t kind)
+{
+    if (coll_depth++ > 0)
+        return;
+    _Atomic uint64_t *w = coll_word(&arm_core, arm_core.me);
+    if (!w)
+        return;
+    uint64_t n = (atomic_load_explicit(w, memory_order_relaxed) >> 8) + 1;
+    atomic_store_explicit(w, n << 8 | (uint64_t)kind, memory_order_release);
+}
+
+void arm_core_coll_end(void)
+{
+    if (coll_depth > 0)
+        coll_depth--;
+}
+
+static const char *coll_name(uint64_t word)
+{
+    unsigned k = (unsigned)(word & 0xff);
+    return k < sizeof coll_names / sizeof coll_names[0] ? coll_names[k] : "an unknown call";
+}
+
+static void check_node_calls(const arm_core_t *c)
+{
+    _Atomic uint64_t *w = coll_word(c, c->me);
+    if (!w)
+        return;
+    uint64_t mine = atomic_load_explicit(w, memory_order_relaxed);
+    const int *members = c->node_members + c->node_first[c->my_node];
+    for (int i = 0; i < c->node_size[c->my_node]; i++) {
+        _Atomic uint64_t *o = coll_word(c, members[i]);
+        if (!o || members[i] == c->me)
+            continue;
+        uint64_t theirs = atomic_load_explicit(o, memory_order_acquire);
+        if (theirs >> 8 == mine >> 8 && (theirs & 0xff) != (mine & 0xff))
+            arm_fatal((mine & 0xff) == ARM_COLL_BARRIER ? "ARMCI_Barrier" : coll_name(mine),
+                      "rank %d's collective call number %llu is %s, while rank %d's is %s: "
+                      "every process must make the same collective calls in the same order",
+                      members[i], (unsigned long long)(mine >> 8), coll_name(theirs), c->me,
+                      coll_name(mine));
+    }
+}
+
+/* Waits until done(arg) is true, in the three phases above; with check,
+ * each nap ends with a look at what the node's processes are in. */
+static void barrier_wait(barrier_done_fn done, void *arg, int check)
 {
     const arm_core_t *c = &arm_core;
     int busy_host = c->initialized && c->host_threads > c->host_cores;
@@ -53,6 +128,8 @@ static void barrier_wait(barrier_done_fn done, void *arg)
         }
         struct timespec ts = { 0, nap_ns };   /* below BARRIER_NAP_MAX_NS < 1 s */
         nanosleep(&ts, NULL);
+        if (check)
+            check_node_calls(c);
         if (nap_ns < BARRIER_NAP_FLAT_NS) {
             nap_ns *= 2;
             continue;
@@ -79,7 +156,7 @@ static void mpi_barrier(MPI_Comm comm)
         MPI_Barrier(comm);
         return;
     }
-    barrier_wait(request_done, &req);
+    barrier_wait(request_done, &req, 0);
 }
 
 typedef struct node_wait {
@@ -124,14 +201,14 @@ static void world_barrier(const arm_core_t *c)
     node_wait_t w = { c, 0, 0 };
     w.epoch = atomic_fetch_add_explicit(&mine->bar_entered, 1, memory_order_acq_rel) + 1;
     if (c->nnodes == 1) {
-        barrier_wait(node_entered, &w);
+        barrier_wait(node_entered, &w, 1);
         return;
     }
     if (c->me != leader) {
-        barrier_wait(node_released, &w);
+        barrier_wait(node_released, &w, 1);
         return;
     }
-    barrier_wait(node_entered, &w);
+    barrier_wait(node_entered, &w, 1);
     mpi_barrier(c->masters_comm);
     atomic_store_explicit(&mine->bar_released, w.epoch, memory_order_release);
 }
@@ -139,8 +216,10 @@ static void world_barrier(const arm_core_t *c)
 void arm_core_barrier(MPI_Comm comm)
 {
     const arm_core_t *c = &arm_core;
-    if (c->initialized && comm == c->world && c->ctl)
+    if (c->initialized && comm == c->world && c->ctl) {
+        arm_core_coll_begin(ARM_COLL_BARRIER);
         world_barrier(c);
-    else
+        arm_core_coll_end();
+    } else
         mpi_barrier(comm);
 }

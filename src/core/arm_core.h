@@ -108,7 +108,9 @@ typedef struct arm_ctl_block {
     _Atomic uint32_t bar_entered;  /* world barriers this process has entered   */
     _Atomic uint32_t bar_released; /* node leader only: world barriers it has
                                       released after meeting the other nodes   */
-    uint32_t         pad[14];
+    _Atomic uint64_t coll;         /* world collective calls entered, << 8, and
+                                      the kind of the last (arm_coll_kind_t)    */
+    uint32_t         pad[12];
 } arm_ctl_block_t;
 _Static_assert(sizeof(arm_ctl_block_t) == 64 * (ARM_ACC_STRIPES + 1),
                "control block: a cache line per stripe and one for the barrier");
@@ -164,6 +166,23 @@ _Noreturn void arm_core_abort(int code);
  * 035): over the world, through shared memory on each node and MPI between
  * the nodes' leaders. */
 void arm_core_barrier(MPI_Comm comm);
+
+/* Collective calls over the whole job, counted per process so that a world
+ * barrier that waits on a process of its node can tell when that process is
+ * in a different collective call at the same position: the processes did not
+ * make the same collective calls, and both would wait for ever. Calls made
+ * inside another counted call are not counted. */
+typedef enum {
+    ARM_COLL_NONE,
+    ARM_COLL_BARRIER,
+    ARM_COLL_MALLOC,
+    ARM_COLL_FREE,
+    ARM_COLL_CREATE_MUTEXES,
+    ARM_COLL_DESTROY_MUTEXES,
+    ARM_COLL_FINALIZE,
+} arm_coll_kind_t;
+void arm_core_coll_begin(arm_coll_kind_t kind);
+void arm_core_coll_end(void);
 
 /* ---- node map (arm_procmap.c) -------------------------------------------- */
 arm_status_t arm_procmap_init(arm_core_t *c, long ppn);

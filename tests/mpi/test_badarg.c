@@ -10,7 +10,9 @@
  * past the end of the target's allocation), negstride, acc_type, rmw_op,
  * vec_negbytes, free_foreign (ARMCI_Free of memory ARMCI did not allocate),
  * brdcst_root, lock_range (a Lock with no mutexes created), wait_garbage and
- * test_garbage (Wait and Test on a handle nothing set). Reaching the end of a
+ * test_garbage (Wait and Test on a handle nothing set), coll_free and
+ * coll_mutexes (the last rank's third collective call is ARMCI_Free or
+ * ARMCI_Create_mutexes while the others' is ARMCI_Barrier). Reaching the end of a
  * mode means the bad call returned: that is reported and the exit is 3 (the
  * EXPECT_FAIL regex then does not match, so the test fails). */
 #include <armci.h>
@@ -159,6 +161,10 @@ int main(int argc, char **argv)
                 ARMCI_Wait(&h);
             else
                 ARMCI_Test(&h);
+        } else if (strcmp(mode, "coll_free") == 0) {
+            ARMCI_Free(base[me]);   /* the other ranks are in ARMCI_Barrier */
+        } else if (strcmp(mode, "coll_mutexes") == 0) {
+            ARMCI_Create_mutexes(1);
         } else if (strcmp(mode, "lock_range") == 0) {
             ARMCI_Lock(0, peer); /* no mutexes were created */
         } else {
