@@ -249,6 +249,13 @@ int ARMCIX_Group_dup(ARMCI_Group *parent, ARMCI_Group *new_group)
 }
 
 /* ---- collective allocation ------------------------------------------------ */
+/* A call over a group of every process is a world collective call, counted
+ * as such whichever API made it (decision 087). */
+static int spans_world(const ARMCI_Group *g)
+{
+    return g->size == arm_core.nproc;
+}
+
 static int malloc_on(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *g)
 {
     check_group(call, g);
@@ -258,7 +265,7 @@ static int malloc_on(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI
         arm_fatal(call, "argument 'ptr_arr' is NULL");
     if (g->comm == MPI_COMM_NULL)
         arm_fatal(call, "argument 'group': rank %d is not a member", arm_core.me);
-    int world = g->size == arm_core.nproc;
+    int world = spans_world(g);
     if (world)
         arm_core_coll_begin(ARM_COLL_MALLOC);
     arm_status_t st = arm_reg_malloc(g->comm, g->size, g->grp_to_abs, (size_t)bytes, 0,
@@ -276,18 +283,23 @@ int ARMCI_Malloc_group(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
     return malloc_on("ARMCI_Malloc_group", ptr_arr, bytes, group);
 }
 
-int ARMCI_Free_group(void *ptr, ARMCI_Group *group)
+static int free_on(const char *call, void *ptr, ARMCI_Group *g)
 {
-    check_group("ARMCI_Free_group", group);
-    int world = group->size == arm_core.nproc;
+    int world = spans_world(g);
     if (world)
         arm_core_coll_begin(ARM_COLL_FREE);
     arm_op_fence_all();
-    arm_op_nb_wait_proc("ARMCI_Free_group", -1);   /* no get may still read it */
-    arm_reg_free(group->comm, ptr, "ARMCI_Free_group");
+    arm_op_nb_wait_proc(call, -1);   /* no get may still read it */
+    arm_reg_free(g->comm, ptr, call);
     if (world)
         arm_core_coll_end();
     return 0;
+}
+
+int ARMCI_Free_group(void *ptr, ARMCI_Group *group)
+{
+    check_group("ARMCI_Free_group", group);
+    return free_on("ARMCI_Free_group", ptr, group);
 }
 
 int PARMCI_Malloc(void **base_ptrs, armci_size_t size)
@@ -298,12 +310,7 @@ int PARMCI_Malloc(void **base_ptrs, armci_size_t size)
 int PARMCI_Free(void *ptr)
 {
     api_init("ARMCI_Free");
-    arm_core_coll_begin(ARM_COLL_FREE);
-    arm_op_fence_all();
-    arm_op_nb_wait_proc("ARMCI_Free", -1);   /* no get may still read it */
-    arm_reg_free(arm_core.world, ptr, "ARMCI_Free");
-    arm_core_coll_end();
-    return 0;
+    return free_on("ARMCI_Free", ptr, &groups.world);
 }
 
 int PARMCI_Malloc_memdev(void **ptr_arr, armci_size_t bytes, const char *device)
