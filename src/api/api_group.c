@@ -285,6 +285,8 @@ int ARMCI_Malloc_group(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
 
 static int free_on(const char *call, void *ptr, ARMCI_Group *g)
 {
+    arm_alloc_t *a;
+    (void)arm_reg_free_id(ptr, call, &a);   /* a bad ptr is named before the call meets the others */
     int world = spans_world(g);
     if (world)
         arm_core_coll_begin(ARM_COLL_FREE);

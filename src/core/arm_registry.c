@@ -414,19 +414,26 @@ arm_status_t arm_reg_heap_create(size_t bytes, void **ptr_arr, arm_alloc_t **out
     return st;
 }
 
+uint64_t arm_reg_free_id(void *ptr, const char *call, arm_alloc_t **alloc)
+{
+    uint64_t id = 0;
+    *alloc = NULL;
+    if (ptr && (id = arm_sym_find(ptr)) == 0) {
+        arm_slice_t *s = arm_reg_lookup(arm_core.me, (uintptr_t)ptr, 0);
+        if (!s || s->base != (uintptr_t)ptr || s->alloc->internal)
+            arm_fatal(call, "argument 'ptr' = %p is not the base of an ARMCI_Malloc "
+                      "allocation of rank %d", ptr, arm_core.me);
+        *alloc = s->alloc;
+        id = s->alloc->id + 1;
+    }
+    return id;
+}
+
 arm_status_t arm_reg_free(MPI_Comm comm, void *ptr, const char *call)
 {
     arm_core_t *c = &arm_core;
-    uint64_t id = 0;
-    arm_alloc_t *a = NULL;
-    if (ptr && (id = arm_sym_find(ptr)) == 0) {
-        arm_slice_t *s = arm_reg_lookup(c->me, (uintptr_t)ptr, 0);
-        if (!s || s->base != (uintptr_t)ptr || s->alloc->internal)
-            arm_fatal(call, "argument 'ptr' = %p is not the base of an ARMCI_Malloc "
-                      "allocation of rank %d", ptr, c->me);
-        a = s->alloc;
-        id = a->id + 1;
-    }
+    arm_alloc_t *a;
+    uint64_t id = arm_reg_free_id(ptr, call, &a);
     uint64_t mine = id;
     /* Members whose slice is empty passed NULL: the others tell them which. */
     MPI_Allreduce(MPI_IN_PLACE, &id, 1, MPI_UINT64_T, MPI_MAX, comm);

@@ -11,8 +11,9 @@
  * vec_negbytes, free_foreign (ARMCI_Free of memory ARMCI did not allocate),
  * brdcst_root, lock_range (a Lock with no mutexes created), wait_garbage and
  * test_garbage (Wait and Test on a handle nothing set), coll_free and
- * coll_mutexes (the last rank's third collective call is ARMCI_Free or
- * ARMCI_Create_mutexes while the others' is ARMCI_Barrier). Reaching the end of a
+ * coll_mutexes, coll_malloc (the last rank's third collective call is
+ * ARMCI_Free, ARMCI_Create_mutexes or ARMCI_Malloc while the others' is
+ * ARMCI_Barrier), coll_malloc_free (ARMCI_Malloc against ARMCI_Free). Reaching the end of a
  * mode means the bad call returned: that is reported and the exit is 3 (the
  * EXPECT_FAIL regex then does not match, so the test fails). */
 #include <armci.h>
@@ -165,6 +166,9 @@ int main(int argc, char **argv)
             ARMCI_Free(base[me]);   /* the other ranks are in ARMCI_Barrier */
         } else if (strcmp(mode, "coll_mutexes") == 0) {
             ARMCI_Create_mutexes(1);
+        } else if (strcmp(mode, "coll_malloc") == 0 || strcmp(mode, "coll_malloc_free") == 0) {
+            void **more = malloc(sizeof(void *) * np);
+            ARMCI_Malloc(more, 64);
         } else if (strcmp(mode, "lock_range") == 0) {
             ARMCI_Lock(0, peer); /* no mutexes were created */
         } else {
@@ -174,8 +178,10 @@ int main(int argc, char **argv)
         fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
-    /* the other ranks wait; the job must be ended for them */
-    ARMCI_Barrier();
+    /* the other ranks wait; the job must be ended for them. In
+     * coll_malloc_free their third collective call is ARMCI_Free. */
+    if (strcmp(mode, "coll_malloc_free") != 0)
+        ARMCI_Barrier();
     ARMCI_Free(base[me]);
     ARMCI_Finalize();
     MPI_Finalize();
