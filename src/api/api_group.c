@@ -286,13 +286,13 @@ int ARMCI_Malloc_group(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
 static int free_on(const char *call, void *ptr, ARMCI_Group *g)
 {
     arm_alloc_t *a;
-    (void)arm_reg_free_id(ptr, call, &a);   /* a bad ptr is named before the call meets the others */
+    uint64_t id = arm_reg_free_id(ptr, call, &a);   /* a bad ptr is named before the call meets the others */
     int world = spans_world(g);
     if (world)
         arm_core_coll_begin(ARM_COLL_FREE);
     arm_op_fence_all();
     arm_op_nb_wait_proc(call, -1);   /* no get may still read it */
-    arm_reg_free(g->comm, ptr, call);
+    arm_reg_free(g->comm, ptr, id, a, call);
     if (world)
         arm_core_coll_end();
     return 0;

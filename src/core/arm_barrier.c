@@ -15,9 +15,9 @@
  * Over the world, the barrier runs through shared memory on each node: each
  * process counts the barriers it enters in its control block and waits until
  * every member of its node has entered this one; with several nodes, the
- * leader then meets the other nodes' leaders in an MPI_Iallreduce (which
- * also compares their collective calls, below) and releases its node
- * (decision 035). */
+ * leader then meets the other nodes' leaders in a dissemination barrier
+ * that also compares their collective calls (masters_meet, decision 089)
+ * and releases its node (decision 035). */
 #define _POSIX_C_SOURCE 200809L
 #include <sched.h>
 #include <stdatomic.h>
@@ -208,10 +208,10 @@ static void masters_meet(const arm_core_t *c)
     MPI_Comm_size(c->masters_comm, &n);
     MPI_Comm_rank(c->masters_comm, &me);
     for (int d = 1; d < n; d *= 2) {
-        uint64_t got[2], out[2] = { acc[0], acc[1] };
-        MPI_Request rq[2];
+        uint64_t got[2];
+        MPI_Request rq[2];   /* acc changes only once both have completed */
         MPI_Irecv(got, 2, MPI_UINT64_T, (me - d + n) % n, MASTERS_TAG, c->masters_comm, &rq[0]);
-        MPI_Isend(out, 2, MPI_UINT64_T, (me + d) % n, MASTERS_TAG, c->masters_comm, &rq[1]);
+        MPI_Isend(acc, 2, MPI_UINT64_T, (me + d) % n, MASTERS_TAG, c->masters_comm, &rq[1]);
         barrier_wait(requests_done, rq, 0);
         for (int k = 0; k < 2; k++)
             if (got[k] > acc[k])

@@ -193,11 +193,13 @@ static inline int arm_same_node(int proc) { return arm_core.node_of[proc] == arm
 /* Collective over comm (whose ranks map to world ranks by members). */
 arm_status_t arm_reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t bytes,
                             int internal, void **ptr_arr, arm_alloc_t **out);
-arm_status_t arm_reg_free(MPI_Comm comm, void *ptr, const char *call);
-/* What arm_reg_free will free for ptr: 0 for NULL, else the allocation's id
- * plus one (*alloc set unless ptr is in the symmetric heap). A ptr that is
- * not the base of a user allocation of this rank stops the job, naming call. */
+/* What to free for ptr: 0 for NULL, else the allocation's id plus one
+ * (*alloc set unless ptr is in the symmetric heap). A ptr that is not the
+ * base of a user allocation of this rank stops the job, naming call. */
 uint64_t arm_reg_free_id(void *ptr, const char *call, arm_alloc_t **alloc);
+/* Collective over comm: frees what arm_reg_free_id found for ptr. */
+arm_status_t arm_reg_free(MPI_Comm comm, void *ptr, uint64_t id, arm_alloc_t *a,
+                          const char *call);
 void arm_reg_free_internal(arm_alloc_t *a);
 void arm_reg_release_all(void);
 /* Why the last arm_reg_malloc of this process failed ("" when unknown). */

@@ -261,14 +261,12 @@ static arm_status_t node_share(arm_alloc_t *a, MPI_Comm comm, size_t bytes, int 
     arm_core_t *c = &arm_core;
     int grank, nrank, nsize;
     MPI_Comm ncomm;
-    /* A group of every process in world order splits into the node
-     * communicators that exist already. MPI_Comm_split, a collective with
-     * its own reductions, took about a sixth of an allocation's time on one
-     * node of 8 (545 to 727 us with it, 461 to 485 without). */
-    int world_order = a->gsize == c->nproc && c->node_comm != MPI_COMM_NULL;
-    for (int g = 0; world_order && g < a->gsize; g++)
-        world_order = a->members[g] == g;
-    if (world_order) {
+    /* The world splits into the node communicators that exist already.
+     * MPI_Comm_split, a collective with its own reductions, took about a
+     * sixth of an allocation's time on one node of 8 (545 to 727 us with
+     * it, 461 to 485 without). */
+    int world = comm == c->world && c->node_comm != MPI_COMM_NULL;
+    if (world) {
         ncomm = c->node_comm;
     } else {
         MPI_Comm_rank(comm, &grank);
@@ -299,7 +297,7 @@ static arm_status_t node_share(arm_alloc_t *a, MPI_Comm comm, size_t bytes, int 
     }
     free(nlen);
     free(npid);
-    if (!world_order)
+    if (!world)
         MPI_Comm_free(&ncomm);
     return st;
 }
@@ -441,11 +439,10 @@ uint64_t arm_reg_free_id(void *ptr, const char *call, arm_alloc_t **alloc)
     return id;
 }
 
-arm_status_t arm_reg_free(MPI_Comm comm, void *ptr, const char *call)
+arm_status_t arm_reg_free(MPI_Comm comm, void *ptr, uint64_t id, arm_alloc_t *a,
+                          const char *call)
 {
     arm_core_t *c = &arm_core;
-    arm_alloc_t *a;
-    uint64_t id = arm_reg_free_id(ptr, call, &a);
     uint64_t mine = id;
     /* Members whose slice is empty passed NULL: the others tell them which. */
     MPI_Allreduce(MPI_IN_PLACE, &id, 1, MPI_UINT64_T, MPI_MAX, comm);
