@@ -298,6 +298,8 @@ static void bcast_scoped(const char *call, int scope, void *buf, int len, int ro
     if (r == MPI_UNDEFINED)
         arm_api_fatal(call, "argument 'root' (%d) is not among the processes of scope %d",
                       root, scope);
+    if (comm == base)
+        arm_core_coll_note(ARM_COLL_MSG_BCAST);
     MPI_Bcast(buf, len, MPI_BYTE, r, comm);
     scope_release(&comm, owned);
 }
@@ -373,6 +375,8 @@ static void gop_scoped(const char *call, int scope, void *x, int n, const char *
     arm_api_gop_check(call, op, kind, type);
     int owned;
     MPI_Comm comm = scope_comm(call, scope, group, &owned);
+    if (comm == arm_api_world_comm())
+        arm_core_coll_note(ARM_COLL_MSG_GOP);
     if (comm != MPI_COMM_NULL && n > 0)
         arm_api_gop_allreduce(call, x, n, type, kind, comm);
     scope_release(&comm, owned);
@@ -534,6 +538,8 @@ static void sel_scoped(const char *call, int scope, void *x, int n, const char *
     MPI_Comm comm = scope_comm(call, scope, NULL, &owned);
     if (comm == MPI_COMM_NULL)
         return;
+    if (comm == arm_api_world_comm())
+        arm_core_coll_note(ARM_COLL_MSG_SEL);
     int np = comm_size(comm);
     sel_bid_t mine;
     memset(&mine, 0, sizeof mine);

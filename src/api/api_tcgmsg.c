@@ -381,6 +381,7 @@ void armci_tcgmsg_brdcst(long *type, void *buf, long *lenbuf, long *originator)
     long root = tcg_value(call, "originator", originator);
     tcg_check_buffer(call, "buf", buf, len);
     tcg_check_node(call, "originator", root, tcg_nprocs(comm));
+    arm_core_coll_note(ARM_COLL_MSG_BCAST);
     MPI_Bcast(buf, (int)len, MPI_BYTE, (int)root, comm);
 }
 
@@ -483,6 +484,7 @@ void armci_tcgmsg_pfilecopy(long *type, long *node0, char *fname)
                           size, fname);
         fclose(f);
     }
+    arm_core_coll_note(ARM_COLL_MSG_BCAST);   /* one call, however many pieces */
     MPI_Bcast(&size, 1, MPI_LONG, (int)root, comm);
     if (me != root) {
         data = malloc(size > 0 ? (size_t)size : 1);

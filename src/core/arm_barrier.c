@@ -51,6 +51,7 @@ typedef int (*barrier_done_fn)(void *arg);
  * the wrong ones): the job is stopped with both named (decisions 087, 089).
  * A barrier that naps also looks at its node's processes after each nap. */
 static _Thread_local int coll_depth;
+static _Thread_local int coll_pending;   /* opened; its barrier not met yet */
 
 static const char *const coll_names[] = {
     [ARM_COLL_NONE] = "no collective call",
@@ -60,6 +61,9 @@ static const char *const coll_names[] = {
     [ARM_COLL_CREATE_MUTEXES] = "ARMCI_Create_mutexes",
     [ARM_COLL_DESTROY_MUTEXES] = "ARMCI_Destroy_mutexes",
     [ARM_COLL_FINALIZE] = "ARMCI_Finalize",
+    [ARM_COLL_MSG_GOP] = "a world reduction (armci_msg_*gop, armci_msg_reduce)",
+    [ARM_COLL_MSG_BCAST] = "a world broadcast (armci_msg_brdcst, armci_msg_bcast)",
+    [ARM_COLL_MSG_SEL] = "armci_msg_sel",
 };
 
 static _Atomic uint64_t *coll_word(const arm_core_t *c, int rank)
@@ -67,22 +71,51 @@ static _Atomic uint64_t *coll_word(const arm_core_t *c, int rank)
     return c->initialized && c->ctl && c->ctl[rank] ? &c->ctl[rank]->coll : NULL;
 }
 
-static void world_barrier(const arm_core_t *c);
+static void world_barrier(const arm_core_t *c, uint64_t *vals, int n);
 
-void arm_core_coll_begin(arm_coll_kind_t kind)
+/* Counts a call of kind in this process's word; 0 when there is no word. */
+static int coll_count(arm_coll_kind_t kind)
+{
+    _Atomic uint64_t *w = coll_word(&arm_core, arm_core.me);
+    if (!w)
+        return 0;
+    uint64_t n = (atomic_load_explicit(w, memory_order_relaxed) >> 8) + 1;
+    atomic_store_explicit(w, n << 8 | (uint64_t)kind, memory_order_release);
+    return 1;
+}
+
+void arm_core_coll_open(arm_coll_kind_t kind)
 {
     if (coll_depth++ > 0)
         return;
-    _Atomic uint64_t *w = coll_word(&arm_core, arm_core.me);
-    if (!w)
-        return;
-    uint64_t n = (atomic_load_explicit(w, memory_order_relaxed) >> 8) + 1;
-    atomic_store_explicit(w, n << 8 | (uint64_t)kind, memory_order_release);
-    world_barrier(&arm_core);   /* compares this call with every process's */
+    coll_pending = coll_count(kind);
+}
+
+void arm_core_coll_note(arm_coll_kind_t kind)
+{
+    if (coll_depth == 0)
+        (void)coll_count(kind);
+}
+
+int arm_core_coll_meet(uint64_t *vals, int n)
+{
+    if (!coll_pending)
+        return 0;
+    coll_pending = 0;
+    world_barrier(&arm_core, vals, n);   /* compares this call with every process's */
+    return 1;
+}
+
+void arm_core_coll_begin(arm_coll_kind_t kind)
+{
+    arm_core_coll_open(kind);
+    arm_core_coll_meet(NULL, 0);
 }
 
 void arm_core_coll_end(void)
 {
+    if (coll_depth == 1)
+        arm_core_coll_meet(NULL, 0);
     if (coll_depth > 0)
         coll_depth--;
 }
@@ -198,27 +231,36 @@ static int requests_done(void *arg)
  * this costs what the Ibarrier did (decision 089). Every process of a node
  * has been checked against its leader before, and no leader leaves before
  * the last round, so every word is the one of this barrier: any difference
- * is a mismatch. Only then are the words gathered, to name the ranks. */
-static void masters_meet(const arm_core_t *c)
+ * is a mismatch. Only then are the words gathered, to name the ranks.
+ * The messages also carry the values the call agrees on (vals, merged with
+ * MAX too), and are as long whether there are any or not (decision 090). */
+static void masters_meet(const arm_core_t *c, uint64_t *vals, int nvals)
 {
+    enum { WORDS = 2 + ARM_COLL_AGREE_MAX };   /* every message is as long (decision 090) */
     _Atomic uint64_t *w = coll_word(c, c->me);
     uint64_t mine = w ? atomic_load_explicit(w, memory_order_relaxed) : 0;
-    uint64_t acc[2] = { mine, ~mine };
+    uint64_t acc[WORDS] = { mine, ~mine };
+    for (int k = 0; k < nvals; k++)
+        acc[2 + k] = vals[k];
     int n, me;
     MPI_Comm_size(c->masters_comm, &n);
     MPI_Comm_rank(c->masters_comm, &me);
     for (int d = 1; d < n; d *= 2) {
-        uint64_t got[2];
+        uint64_t got[WORDS];
         MPI_Request rq[2];   /* acc changes only once both have completed */
-        MPI_Irecv(got, 2, MPI_UINT64_T, (me - d + n) % n, MASTERS_TAG, c->masters_comm, &rq[0]);
-        MPI_Isend(acc, 2, MPI_UINT64_T, (me + d) % n, MASTERS_TAG, c->masters_comm, &rq[1]);
+        MPI_Irecv(got, WORDS, MPI_UINT64_T, (me - d + n) % n, MASTERS_TAG, c->masters_comm,
+                  &rq[0]);
+        MPI_Isend(acc, WORDS, MPI_UINT64_T, (me + d) % n, MASTERS_TAG, c->masters_comm, &rq[1]);
         barrier_wait(requests_done, rq, 0);
-        for (int k = 0; k < 2; k++)
+        for (int k = 0; k < WORDS; k++)
             if (got[k] > acc[k])
                 acc[k] = got[k];
     }
-    if (acc[0] == ~acc[1])
+    if (acc[0] == ~acc[1]) {
+        for (int k = 0; k < nvals; k++)
+            vals[k] = acc[2 + k];
         return;
+    }
     uint64_t pair[2] = { mine, (uint64_t)c->me }, *all = malloc((size_t)n * sizeof pair);
     if (!all)
         arm_fatal(coll_name(mine), "the node leaders are in different collective calls");
@@ -270,29 +312,57 @@ static int node_released(void *arg)
     return reached(&w->c->ctl[w->c->node_leader[w->c->my_node]]->bar_released, w->epoch);
 }
 
+/* The largest of the node's members' values of barrier epoch. */
+static void node_max(const arm_core_t *c, uint32_t epoch, uint64_t *vals, int n)
+{
+    const int *members = c->node_members + c->node_first[c->my_node];
+    for (int i = 0; i < c->node_size[c->my_node]; i++) {
+        const uint64_t *v = c->ctl[members[i]]->agree[epoch & 1];
+        for (int k = 0; k < n; k++)
+            if (v[k] > vals[k])
+                vals[k] = v[k];
+    }
+}
+
 /* Every process counts the barriers it enters in its own control block and
  * waits until each member of its node has entered this one: no release step,
  * so on a shared core a barrier costs one switch between the processes, as
  * MPI's own does. With several nodes, the leader then meets the other
- * leaders and releases its node. */
-static void world_barrier(const arm_core_t *c)
+ * leaders and releases its node.
+ *
+ * vals[0..n), when n > 0: made the largest over every process. Each
+ * process posts its own before it counts itself in, by the barrier's
+ * parity: a process that reads another's for this barrier has not yet
+ * entered the next one, so the other cannot be past it, writing the slot
+ * after next. A leader posts the result in its own slot before it
+ * releases its node, which reads it there. */
+static void world_barrier(const arm_core_t *c, uint64_t *vals, int n)
 {
     int leader = c->node_leader[c->my_node];
     arm_ctl_block_t *mine = c->ctl[c->me];
     node_wait_t w = { c, 0, 0 };
-    w.epoch = atomic_fetch_add_explicit(&mine->bar_entered, 1, memory_order_acq_rel) + 1;
+    w.epoch = atomic_load_explicit(&mine->bar_entered, memory_order_relaxed) + 1;
+    for (int k = 0; k < n; k++)
+        mine->agree[w.epoch & 1][k] = vals[k];
+    atomic_fetch_add_explicit(&mine->bar_entered, 1, memory_order_acq_rel);
     if (c->nnodes == 1) {
         barrier_wait(node_entered, &w, 1);
         check_node_calls(c);
+        node_max(c, w.epoch, vals, n);
         return;
     }
     if (c->me != leader) {
         barrier_wait(node_released, &w, 1);
+        for (int k = 0; k < n; k++)
+            vals[k] = c->ctl[leader]->agree[w.epoch & 1][k];
         return;
     }
     barrier_wait(node_entered, &w, 1);
     check_node_calls(c);
-    masters_meet(c);
+    node_max(c, w.epoch, vals, n);
+    masters_meet(c, vals, n);
+    for (int k = 0; k < n; k++)
+        mine->agree[w.epoch & 1][k] = vals[k];
     atomic_store_explicit(&mine->bar_released, w.epoch, memory_order_release);
 }
 
@@ -301,7 +371,10 @@ void arm_core_barrier(MPI_Comm comm)
     const arm_core_t *c = &arm_core;
     if (c->initialized && comm == c->world && c->ctl) {
         if (coll_depth > 0) {
-            world_barrier(c);   /* inside a counted call: checked at its start */
+            /* inside a counted call: checked at its start, or this is that
+             * start (the call had not met yet) */
+            coll_pending = 0;
+            world_barrier(c, NULL, 0);
         } else {
             arm_core_coll_begin(ARM_COLL_BARRIER);   /* the barrier itself */
             arm_core_coll_end();

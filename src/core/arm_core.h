@@ -96,6 +96,8 @@ struct arm_alloc {
     arm_alloc_t  *prev, *next;
 };
 
+#define ARM_COLL_AGREE_MAX 4   /* values one counted call's barrier can agree on */
+
 /* Per-process control block in shared memory: the stripes of the
  * accumulate lock (decision 069), a cache line each, then the barrier
  * counters' line. */
@@ -111,9 +113,14 @@ typedef struct arm_ctl_block {
     _Atomic uint64_t coll;         /* world collective calls entered, << 8, and
                                       the kind of the last (arm_coll_kind_t)    */
     uint32_t         pad[12];
+    /* Values the processes agree on in the barrier that starts a counted
+     * call (arm_core_coll_meet), by the parity of the barrier: this process's
+     * own on entry; a node leader's holds the result once it releases. */
+    uint64_t         agree[2][ARM_COLL_AGREE_MAX];
 } arm_ctl_block_t;
-_Static_assert(sizeof(arm_ctl_block_t) == 64 * (ARM_ACC_STRIPES + 1),
-               "control block: a cache line per stripe and one for the barrier");
+_Static_assert(sizeof(arm_ctl_block_t) == 64 * (ARM_ACC_STRIPES + 2),
+               "control block: a cache line per stripe, one for the barrier and one "
+               "for the values agreed in it");
 
 /* The first stripe of the accumulate lock in control block ctl. */
 #define ARM_CTL_ACC(ctl) (&(ctl)->acc[0].m)
@@ -180,9 +187,25 @@ typedef enum {
     ARM_COLL_CREATE_MUTEXES,
     ARM_COLL_DESTROY_MUTEXES,
     ARM_COLL_FINALIZE,
+    ARM_COLL_MSG_GOP,      /* counted by arm_core_coll_note, no barrier */
+    ARM_COLL_MSG_BCAST,
+    ARM_COLL_MSG_SEL,
 } arm_coll_kind_t;
 void arm_core_coll_begin(arm_coll_kind_t kind);
 void arm_core_coll_end(void);
+/* A counted call whose starting barrier waits until the call has something
+ * to agree on (decision 090): coll_open counts the call; coll_meet runs its
+ * barrier, which also makes vals[0..n) (n <= ARM_COLL_AGREE_MAX) the
+ * largest over every process, and returns 1; it returns 0, leaving vals
+ * alone, when the barrier has run already (a world barrier inside the call
+ * is it) or no counted call is open: the caller then reduces vals itself.
+ * coll_end runs the barrier if nothing met it. */
+void arm_core_coll_open(arm_coll_kind_t kind);
+/* A collective over the world that waits in MPI, not in a world barrier
+ * (armci_msg_*gop, brdcst, sel): only counted, so that a process of its
+ * node waiting in a world barrier at the same count can tell. */
+void arm_core_coll_note(arm_coll_kind_t kind);
+int arm_core_coll_meet(uint64_t *vals, int n);
 
 /* ---- node map (arm_procmap.c) -------------------------------------------- */
 arm_status_t arm_procmap_init(arm_core_t *c, long ppn);

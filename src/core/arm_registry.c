@@ -19,8 +19,16 @@ typedef struct member_info {
     uint64_t len;
     uint64_t seg_off;   /* slice offset inside its node's segment  */
     int32_t  world;
-    int32_t  pad;
+    int32_t  ok;        /* its part of the allocation succeeded */
 } member_info_t;
+
+/* What each member tells the group in the allocation's one exchange
+ * (decision 090): its slice, and what its node's creator says to the other
+ * nodes. */
+typedef struct member_rec {
+    member_info_t info;
+    arm_remote_card_t card;
+} member_rec_t;
 
 /* What the last failed arm_reg_malloc ran into, for the caller's message;
  * and the bytes this process holds in ARMCI_Malloc memory, for
@@ -35,23 +43,34 @@ const char *arm_reg_error(void) { return reg_state.reason; }
 /* ARMADA_SHM_LIMIT, checked on every member before anything is created:
  * one member over the limit fails the allocation on all of them. The
  * verdict rides on the reduction that agrees on the allocation id, and so
- * does the largest member's size (*most), which the symmetric heap needs. */
-static int over_limit(MPI_Comm comm, size_t bytes, int internal, uint64_t *id, size_t *most)
+ * do the largest member's size (*most), which the symmetric heap needs,
+ * and whether some member lacked the memory to keep the allocation's books
+ * (short_of on this one). */
+static int over_limit(MPI_Comm comm, size_t bytes, int internal, int short_of, uint64_t *id,
+                      size_t *most)
 {
     size_t limit = arm_config.shm_limit > 0 ? (size_t)arm_config.shm_limit : 0;
     int over = !internal && limit && reg_state.user_bytes + bytes > limit;
-    uint64_t agree[3] = { *id, (uint64_t)over, (uint64_t)bytes };
-    MPI_Allreduce(MPI_IN_PLACE, agree, 3, MPI_UINT64_T, MPI_MAX, comm);
+    uint64_t agree[4] = { *id, (uint64_t)over, (uint64_t)bytes, (uint64_t)(short_of != 0) };
+    /* ARMCI_Malloc over the world agrees in the barrier that starts it. */
+    if (comm != arm_core.world || !arm_core_coll_meet(agree, 4))
+        MPI_Allreduce(MPI_IN_PLACE, agree, 4, MPI_UINT64_T, MPI_MAX, comm);
     *id = agree[0];
     *most = (size_t)agree[2];
-    if (over)
+    if (short_of)
+        snprintf(reg_state.reason, sizeof reg_state.reason, "rank %d has no memory left for "
+                 "the allocation's records", arm_core.me);
+    else if (agree[3])
+        snprintf(reg_state.reason, sizeof reg_state.reason, "another member of the group "
+                 "has no memory left for the allocation's records");
+    else if (over)
         snprintf(reg_state.reason, sizeof reg_state.reason, "ARMADA_SHM_LIMIT=%zu bytes "
                  "allows rank %d no more: it holds %zu bytes and asks for %zu", limit,
                  arm_core.me, reg_state.user_bytes, bytes);
     else if (agree[1])
         snprintf(reg_state.reason, sizeof reg_state.reason, "another member of the group is "
                  "over its ARMADA_SHM_LIMIT=%zu bytes", limit);
-    return agree[1] != 0;
+    return agree[1] != 0 || agree[3] != 0;
 }
 
 static arm_status_t index_insert(int proc, const arm_slice_t *sl)
@@ -167,15 +186,17 @@ static int node_segment_anon(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int name
         return SEG_FALLBACK;
     }
     /* Every member could open the handle, so the server (same user, same
-     * /proc) can: a server refusal stops the job. */
+     * /proc) can: a server refusal stops the job. Should it fail all the
+     * same, the group learns it from the creator's record in the
+     * allocation's exchange (reg_malloc), which frees the segment on every
+     * member. */
     if (nrank == 0) {
         a->seg_owner = 1;
         ok = arm_remote_seg_register(a, made.handle, total) == ARM_OK;
     }
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
     /* Every member and the server hold it now. The other nodes of this
      * host may map it too (decision 068): the descriptor stays open until
-     * the allocation is published to them (alloc_index). */
+     * every member has published it to them (close_published_fds). */
     if (ok && nrank == 0)
         a->seg_fd = fd;
     else
@@ -274,65 +295,75 @@ static arm_status_t node_share(arm_alloc_t *a, MPI_Comm comm, size_t bytes, int 
     }
     MPI_Comm_rank(ncomm, &nrank);
     MPI_Comm_size(ncomm, &nsize);
-    uint64_t *nlen = malloc((size_t)nsize * sizeof *nlen);
-    int *npid = malloc((size_t)nsize * sizeof *npid);
-    int have = nlen && npid, all_have = have;
+    /* Each member's size and pid, in one exchange. */
+    uint64_t (*nmem)[2] = malloc((size_t)nsize * sizeof *nmem);
+    int have = nmem != NULL, all_have = have;
     MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, ncomm);
     arm_status_t st = ARM_ERR_NO_MEMORY;
     if (all_have) {
-        uint64_t mylen = bytes;
-        MPI_Allgather(&mylen, 1, MPI_UINT64_T, nlen, 1, MPI_UINT64_T, ncomm);
-        int mypid = (int)getpid();
-        MPI_Allgather(&mypid, 1, MPI_INT, npid, 1, MPI_INT, ncomm);
+        uint64_t mine[2] = { bytes, (uint64_t)getpid() };
+        MPI_Allgather(mine, 2, MPI_UINT64_T, nmem, 2, MPI_UINT64_T, ncomm);
         size_t total = 0;
         for (int i = 0; i < nsize; i++) {
             if (i == nrank)
                 *myoff = total;
-            total += (nlen[i] + SLICE_ALIGN - 1) / SLICE_ALIGN * SLICE_ALIGN;
+            total += (nmem[i][0] + SLICE_ALIGN - 1) / SLICE_ALIGN * SLICE_ALIGN;
         }
         size_t page = (size_t)sysconf(_SC_PAGESIZE);
         total = (total + page - 1) / page * page;
-        st = total > 0 ? node_segment(a, ncomm, nrank, npid[0], sparse, a->id, total, bytes)
+        st = total > 0 ? node_segment(a, ncomm, nrank, (int)nmem[0][1], sparse, a->id, total,
+                                      bytes)
                        : ARM_OK;
     }
-    free(nlen);
-    free(npid);
+    free(nmem);
     if (!world)
         MPI_Comm_free(&ncomm);
     return st;
 }
 
-/* Tells every member where every slice is (info: room for gsize entries,
- * freed here) and indexes them by target. */
-static arm_status_t alloc_index(arm_alloc_t *a, MPI_Comm comm, size_t myoff,
-                                member_info_t *info, void **ptr_arr)
+/* Indexes the slices of every member by target (recs: the exchange,
+ * freed here) and sets up the way to the other nodes' segments. */
+static arm_status_t alloc_index(arm_alloc_t *a, member_rec_t *recs, void **ptr_arr)
 {
     arm_core_t *c = &arm_core;
-    member_info_t mine = { (uint64_t)(uintptr_t)a->my_base, a->my_len, myoff, c->me, 0 };
-    MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, info, (int)sizeof mine, MPI_BYTE, comm);
     /* Where each node's segment sits in that node's server. */
     const uint64_t *node_base = NULL;
-    arm_status_t st = arm_remote_alloc_publish(a, &node_base);
-    alloc_close_fd(a);   /* the publication mapped it where it could */
+    arm_status_t st = arm_remote_alloc_publish(a, &recs[0].card, sizeof *recs, &node_base);
     for (int g = 0; g < a->gsize; g++) {
-        int p = info[g].world;
+        const member_info_t *in = &recs[g].info;
+        int p = in->world;
         if (ptr_arr)
-            ptr_arr[g] = (void *)(uintptr_t)info[g].base;
-        if (info[g].len == 0)
+            ptr_arr[g] = (void *)(uintptr_t)in->base;
+        if (in->len == 0)
             continue;
-        arm_slice_t sl = { (uintptr_t)info[g].base, (size_t)info[g].len, NULL, 0, a };
+        arm_slice_t sl = { (uintptr_t)in->base, (size_t)in->len, NULL, 0, a };
         if (c->node_of[p] == c->my_node)
-            sl.local = (char *)a->seg.base + info[g].seg_off;
+            sl.local = (char *)a->seg.base + in->seg_off;
         else if (node_base)
-            sl.raddr = (uintptr_t)(node_base[c->node_of[p]] + info[g].seg_off);
+            sl.raddr = (uintptr_t)(node_base[c->node_of[p]] + in->seg_off);
         if (st == ARM_OK)
             st = index_insert(p, &sl);
     }
-    free(info);
+    free(recs);
     return st;
 }
 
-/* sparse: the symmetric heap, whose pages are committed per allocation. */
+/* Allocations made over comm before the one being made: every member of
+ * comm has entered a collective over it since, so each returned from the
+ * earlier allocation, having mapped what it could of the other nodes'
+ * segments. The creators' descriptors can go (decision 090). */
+static void close_published_fds(MPI_Comm comm)
+{
+    for (arm_alloc_t *a = arm_core.allocs; a; a = a->next)
+        if (a->seg_fd >= 0 && (comm == arm_core.world || a->comm == comm))
+            alloc_close_fd(a);
+}
+
+/* sparse: the symmetric heap, whose pages are committed per allocation.
+ * Over comm, besides what the node's members say to each other, an
+ * allocation takes two collectives (decision 090): the reduction that
+ * agrees on its id and on whether every member may go ahead, and the
+ * exchange of the members' records. */
 static arm_status_t reg_malloc(MPI_Comm comm, int gsize, const int *members, size_t bytes,
                                int internal, int sparse, void **ptr_arr, arm_alloc_t **out)
 {
@@ -340,11 +371,27 @@ static arm_status_t reg_malloc(MPI_Comm comm, int gsize, const int *members, siz
     reg_state.reason[0] = '\0';
     uint64_t id = c->next_alloc_id;
     size_t most = 0;
-    int over = over_limit(comm, bytes, internal, &id, &most);
+    /* The same answer on every member (a setting and the communicator). */
+    int sym = !internal && arm_sym_active() && comm == c->world;
+    arm_alloc_t *a = NULL;
+    member_rec_t *recs = NULL;
+    int have = 1;
+    if (!sym) {
+        a = calloc(1, sizeof *a);
+        recs = calloc((size_t)gsize, sizeof *recs);
+        have = a && recs && (a->members = malloc((size_t)gsize * sizeof(int))) != NULL;
+    }
+    int over = over_limit(comm, bytes, internal, !have, &id, &most);
     c->next_alloc_id = id + 1;
-    if (over)
+    if (over) {
+        if (a)
+            free(a->members);
+        free(a);
+        free(recs);
         return ARM_ERR_NO_MEMORY;
-    if (!internal && arm_sym_active() && comm == c->world) {
+    }
+    close_published_fds(comm);
+    if (sym) {
         arm_status_t sst = arm_sym_alloc(id, bytes, most, ptr_arr, reg_state.reason,
                                          sizeof reg_state.reason);
         if (sst == ARM_OK)
@@ -352,50 +399,51 @@ static arm_status_t reg_malloc(MPI_Comm comm, int gsize, const int *members, siz
         return sst;
     }
 
-    arm_alloc_t *a = calloc(1, sizeof *a);
-    member_info_t *info = calloc((size_t)gsize, sizeof *info);
-    if (a)
-        a->seg_fd = -1;
-    int have = a && info && (a->members = malloc((size_t)gsize * sizeof(int))) != NULL;
-    arm_status_t st = have ? ARM_OK : ARM_ERR_NO_MEMORY;
+    a->seg_fd = -1;
+    memcpy(a->members, members, (size_t)gsize * sizeof(int));
+    a->gsize = gsize;
+    a->comm = comm;
+    a->internal = internal;
+    a->amo = !internal && arm_remote_amo_alloc();
+    a->id = id;
     size_t myoff = 0;
-    if (have) {
-        memcpy(a->members, members, (size_t)gsize * sizeof(int));
-        a->gsize = gsize;
-        a->comm = comm;
-        a->internal = internal;
-        a->amo = !internal && arm_remote_amo_alloc();
-        a->id = id;
+    arm_status_t st = node_share(a, comm, bytes, sparse, &myoff);
+    member_rec_t mine;
+    memset(&mine, 0, sizeof mine);
+    mine.info.ok = st == ARM_OK;
+    if (st == ARM_OK) {
+        a->my_len = bytes;
+        a->my_base = bytes ? (char *)a->seg.base + myoff : NULL;
+        mine.info = (member_info_t){ (uint64_t)(uintptr_t)a->my_base, a->my_len, myoff, c->me,
+                                     1 };
+        arm_remote_alloc_card(a, &mine.card);
     }
-    /* Members that could not even start still take part in the collectives. */
-    MPI_Allreduce(MPI_IN_PLACE, &have, 1, MPI_INT, MPI_MIN, comm);
-    if (have)
-        st = node_share(a, comm, bytes, sparse, &myoff);
-    int all_ok = have && st == ARM_OK;
-    MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, recs, (int)sizeof mine, MPI_BYTE, comm);
+    int all_ok = 1;
+    for (int g = 0; g < gsize; g++)
+        all_ok &= recs[g].info.ok;
     if (!all_ok) {
-        if (st == ARM_OK)
+        if (st == ARM_OK) {
             snprintf(reg_state.reason, sizeof reg_state.reason,
                      "the allocation failed on another node of the group");
-        if (a) {
-            alloc_close_fd(a);
-            arm_shm_detach(&a->seg);
-            free(a->members);
+            c->shm_bytes -= a->seg.len;   /* node_segment counted it */
         }
+        alloc_close_fd(a);
+        arm_remote_alloc_release(a);
+        arm_shm_detach(&a->seg);
+        free(a->members);
         free(a);
-        free(info);
+        free(recs);
         return st != ARM_OK ? st : ARM_ERR_SYSTEM;
     }
 
-    a->my_len = bytes;
     if (!internal)
         reg_state.user_bytes += bytes;   /* alloc_destroy takes it back */
-    a->my_base = bytes ? (char *)a->seg.base + myoff : NULL;
     a->next = c->allocs;
     if (c->allocs)
         c->allocs->prev = a;
     c->allocs = a;
-    st = alloc_index(a, comm, myoff, info, ptr_arr);
+    st = alloc_index(a, recs, ptr_arr);
     if (st != ARM_OK) {
         alloc_destroy(a);
         return st;
@@ -444,15 +492,20 @@ arm_status_t arm_reg_free(MPI_Comm comm, void *ptr, uint64_t id, arm_alloc_t *a,
 {
     arm_core_t *c = &arm_core;
     uint64_t mine = id;
-    /* Members whose slice is empty passed NULL: the others tell them which. */
-    MPI_Allreduce(MPI_IN_PLACE, &id, 1, MPI_UINT64_T, MPI_MAX, comm);
+    /* Members whose slice is empty passed NULL: the others tell them which,
+     * over the world in the barrier that starts ARMCI_Free. */
+    if (comm != c->world || !arm_core_coll_meet(&id, 1))
+        MPI_Allreduce(MPI_IN_PLACE, &id, 1, MPI_UINT64_T, MPI_MAX, comm);
+    close_published_fds(comm);
     if (id == 0)
         return ARM_OK; /* every member passed NULL: nothing to free */
     if (mine && mine != id)
         arm_fatal(call, "argument 'ptr' = %p: members of the group free different "
                   "allocations (rank %d)", ptr, c->me);
-    /* A symmetric block: every member has entered the free, so every access
-     * to it is complete (the reduction is the barrier). */
+    /* Every member completed its accesses before it entered the free
+     * (ARMCI_Free fences and waits first), and every member has entered it:
+     * the agreement on the id is the barrier, for a symmetric block as for
+     * the others (decision 090). */
     size_t sym_len;
     if (arm_sym_free(id - 1, &sym_len)) {
         reg_state.user_bytes -= sym_len;
@@ -465,8 +518,6 @@ arm_status_t arm_reg_free(MPI_Comm comm, void *ptr, uint64_t id, arm_alloc_t *a,
             arm_fatal(call, "argument 'ptr' = NULL does not match the allocation the "
                       "other members free (rank %d)", c->me);
     }
-    /* Every access to the allocation must be complete before it goes. */
-    MPI_Barrier(comm);
     alloc_destroy(a);
     return ARM_OK;
 }

@@ -19,13 +19,40 @@ void arm_remote_conn_stats(armada_stats_t *s);
 
 /* Allocation hooks of the registry. seg_register: the creator of a node's
  * segment has its node's server map and register it (called while the
- * segment still has a name). alloc_publish: collective over the
- * allocation's group; sets *node_base to an array, indexed by node, of each
- * node's segment base in its server's mapping (NULL when only one node).
+ * segment still has a name).
+ *
+ * alloc_card fills what this member tells the other members of the group
+ * about a new allocation; the registry hands the cards round in its one
+ * exchange of the allocation (decision 090). Only a node's creator says
+ * anything: where its server maps the segment, its packed remote key
+ * (inline up to ARM_REMOTE_CARD_KEY bytes), and the handle through which
+ * the other nodes of this host may map the segment (decision 068).
+ *
+ * alloc_publish reads the group's cards (cards[g] at stride bytes apart,
+ * in group order). It is collective over the group only when some key did
+ * not fit its card (every member sees the same lengths, so all agree); it
+ * sets *node_base to an array, indexed by node, of each node's segment
+ * base in its server's mapping (NULL when only one node). The creator's
+ * descriptor must stay open until every member has returned from it.
+ *
  * alloc_release: local teardown (the creator also unregisters at its
  * server). */
+#ifndef ARM_REMOTE_CARD_KEY   /* -D to a few bytes to test the second exchange */
+#define ARM_REMOTE_CARD_KEY 128
+#endif
+typedef struct arm_remote_card {
+    uint64_t srv_base;                 /* the segment in its server; 0: no card */
+    uint64_t seg_len;                  /* of the mappable segment; 0: not mappable */
+    uint32_t key_len;                  /* the packed remote key's length */
+    uint32_t pad;
+    char     key[ARM_REMOTE_CARD_KEY]; /* the key, when it fits */
+    char     path[ARM_SHM_NAME_MAX];   /* "/proc/<pid>/fd/<fd>:<inode>", or empty */
+    char     boot[40];                 /* the host's kernel boot id */
+} arm_remote_card_t;
 arm_status_t arm_remote_seg_register(arm_alloc_t *a, const char *name, size_t len);
-arm_status_t arm_remote_alloc_publish(arm_alloc_t *a, const uint64_t **node_base);
+void arm_remote_alloc_card(const arm_alloc_t *a, arm_remote_card_t *card);
+arm_status_t arm_remote_alloc_publish(arm_alloc_t *a, const arm_remote_card_t *cards,
+                                      size_t stride, const uint64_t **node_base);
 void arm_remote_alloc_release(arm_alloc_t *a);
 
 void arm_remote_put(const char *call, const void *src, const arm_slice_t *s, uintptr_t dst,

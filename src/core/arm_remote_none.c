@@ -2,6 +2,7 @@
  * process of another node stops the program with a clear message. */
 #include "arm_build_config.h"
 #if !ARMADA_HAVE_UCX
+#include <string.h>
 #include "core/arm_remote.h"
 #include "util/arm_log.h"
 
@@ -15,8 +16,11 @@ static _Noreturn void unsupported(const char *call, int proc)
 arm_status_t arm_remote_init(arm_core_t *c) { (void)c; return ARM_OK; }
 arm_status_t arm_remote_seg_register(arm_alloc_t *a, const char *name, size_t len)
 { return ARM_OK; }
-arm_status_t arm_remote_alloc_publish(arm_alloc_t *a, const uint64_t **node_base)
-{ *node_base = NULL; return ARM_OK; }
+void arm_remote_alloc_card(const arm_alloc_t *a, arm_remote_card_t *card)
+{ (void)a; memset(card, 0, sizeof *card); }
+arm_status_t arm_remote_alloc_publish(arm_alloc_t *a, const arm_remote_card_t *cards,
+                                      size_t stride, const uint64_t **node_base)
+{ (void)a; (void)cards; (void)stride; *node_base = NULL; return ARM_OK; }
 void arm_remote_alloc_release(arm_alloc_t *a) { (void)a; }
 void arm_remote_finalize(arm_core_t *c) { (void)c; }
 void arm_remote_conn_stats(armada_stats_t *s) { (void)s; }

@@ -54,106 +54,120 @@ static const char *boot_id(void)
     return id;
 }
 
-typedef struct seg_handle {
-    char     path[ARM_SHM_NAME_MAX];   /* "/proc/<pid>/fd/<fd>:<inode>", or empty */
-    char     boot[40];
-    uint64_t len;
-} seg_handle_t;
-
-/* Each node's creator tells where its segment can be opened (a memfd still
- * open: registry keeps it until this returns); every process maps those of
- * the other nodes of its host. A node that cannot be mapped is reached by
- * UCX alone. Collective over the group. */
-static void map_host_segments(arm_alloc_t *a, remote_alloc_t *ra)
+void arm_remote_alloc_card(const arm_alloc_t *a, arm_remote_card_t *card)
 {
-    int gsize = a->gsize;
-    seg_handle_t mine;
-    memset(&mine, 0, sizeof mine);
-    if (a->seg_owner && a->seg_fd >= 0 && strncmp(a->seg.name, "/proc/", 6) == 0 &&
-        boot_id()[0]) {
-        snprintf(mine.path, sizeof mine.path, "%s", a->seg.name);
-        snprintf(mine.boot, sizeof mine.boot, "%s", boot_id());
-        mine.len = a->seg.len;
-    }
-    seg_handle_t *all = malloc((size_t)gsize * sizeof *all);
-    int ok = all != NULL;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, a->comm);
-    if (!ok) {
-        free(all);
+    memset(card, 0, sizeof *card);
+    const remote_alloc_t *ra = a->remote;
+    if (!arm_rc.active || !a->seg_owner || !ra)
         return;
+    card->srv_base = ra->my_srv_base;
+    card->key_len = (uint32_t)ra->rkey_len;
+    if (ra->rkey_len <= ARM_REMOTE_CARD_KEY)
+        memcpy(card->key, ra->rkey_bytes, ra->rkey_len);
+    if (arm_config.vnode_map && a->seg_fd >= 0 && strncmp(a->seg.name, "/proc/", 6) == 0 &&
+        boot_id()[0]) {
+        snprintf(card->path, sizeof card->path, "%s", a->seg.name);
+        snprintf(card->boot, sizeof card->boot, "%s", boot_id());
+        card->seg_len = a->seg.len;
     }
-    MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, a->comm);
-    ra->node_map = calloc((size_t)arm_core.nnodes, sizeof *ra->node_map);
-    ra->fast = calloc((size_t)arm_core.nnodes, sizeof *ra->fast);
-    for (int g = 0; ra->node_map && g < gsize; g++) {
-        int node = arm_core.node_of[a->members[g]];
-        if (node == arm_core.my_node || !all[g].path[0] || !boot_id()[0] ||
-            strcmp(all[g].boot, boot_id()) != 0)
-            continue;
-        if (arm_shm_attach(all[g].path, (size_t)all[g].len, &ra->node_map[node]) != ARM_OK)
-            memset(&ra->node_map[node], 0, sizeof ra->node_map[node]);
-    }
-    free(all);
-    /* The creators close their descriptors once every member has opened. */
-    MPI_Barrier(a->comm);
 }
 
-arm_status_t arm_remote_alloc_publish(arm_alloc_t *a, const uint64_t **node_base)
+static const arm_remote_card_t *card_of(const arm_remote_card_t *cards, size_t stride, int g)
+{
+    return (const arm_remote_card_t *)(const void *)((const char *)cards + (size_t)g * stride);
+}
+
+/* The keys longer than a card: one more exchange, which every member makes
+ * or none (each sees every length). Returns the keys, packed in group
+ * order, with counts and displs filled; NULL when no key was long. */
+static char *long_keys(arm_alloc_t *a, const arm_remote_card_t *cards, size_t stride,
+                       int *counts, int *displs)
+{
+    remote_alloc_t *ra = a->remote;
+    int total = 0;
+    for (int g = 0; g < a->gsize; g++) {
+        const arm_remote_card_t *cd = card_of(cards, stride, g);
+        counts[g] = cd->key_len > ARM_REMOTE_CARD_KEY ? (int)cd->key_len : 0;
+        displs[g] = total;
+        total += counts[g];
+    }
+    if (!total)
+        return NULL;
+    char *keys = malloc((size_t)total);
+    if (!keys)   /* the others are in the exchange already: it cannot be skipped */
+        arm_fatal("ARMCI_Malloc", "no memory for the group's %d bytes of remote keys "
+                  "(rank %d)", total, arm_core.me);
+    int mine = a->seg_owner && ra && ra->rkey_len > ARM_REMOTE_CARD_KEY ? (int)ra->rkey_len : 0;
+    MPI_Allgatherv(mine ? ra->rkey_bytes : keys, mine, MPI_BYTE, keys, counts, displs, MPI_BYTE,
+                   a->comm);
+    return keys;
+}
+
+/* Every process maps the segments of the other nodes of its host; a node
+ * that cannot be mapped is reached by UCX alone. */
+static void map_host_segments(arm_alloc_t *a, remote_alloc_t *ra, const arm_remote_card_t *cards,
+                              size_t stride)
+{
+    ra->node_map = calloc((size_t)arm_core.nnodes, sizeof *ra->node_map);
+    ra->fast = calloc((size_t)arm_core.nnodes, sizeof *ra->fast);
+    for (int g = 0; ra->node_map && g < a->gsize; g++) {
+        const arm_remote_card_t *cd = card_of(cards, stride, g);
+        int node = arm_core.node_of[a->members[g]];
+        if (node == arm_core.my_node || !cd->path[0] || !boot_id()[0] ||
+            strncmp(cd->boot, boot_id(), sizeof cd->boot) != 0)
+            continue;
+        if (arm_shm_attach(cd->path, (size_t)cd->seg_len, &ra->node_map[node]) != ARM_OK)
+            memset(&ra->node_map[node], 0, sizeof ra->node_map[node]);
+    }
+}
+
+arm_status_t arm_remote_alloc_publish(arm_alloc_t *a, const arm_remote_card_t *cards,
+                                      size_t stride, const uint64_t **node_base)
 {
     *node_base = NULL;
     if (!arm_rc.active)
         return ARM_OK;
     int gsize = a->gsize, nn = arm_core.nnodes;
     remote_alloc_t *ra = a->remote;
-    if (!ra && !(ra = a->remote = calloc(1, sizeof *ra)))
+    if (!ra)
+        ra = a->remote = calloc(1, sizeof *ra);
+    int *counts = malloc((size_t)gsize * sizeof(int));
+    int *displs = malloc((size_t)gsize * sizeof(int));
+    if (!counts || !displs)   /* as above: the others may be in the exchange */
+        arm_fatal("ARMCI_Malloc", "no memory for %d counts (rank %d)", gsize, arm_core.me);
+    char *keys = long_keys(a, cards, stride, counts, displs);
+    if (!ra) {
+        free(keys);
+        free(counts);
+        free(displs);
         return ARM_ERR_NO_MEMORY;
+    }
+    arm_status_t st = ARM_OK;
     ra->node_base = calloc((size_t)nn, sizeof *ra->node_base);
     ra->node_rkey = calloc((size_t)nn, sizeof *ra->node_rkey);
     ra->node_rkey_len = calloc((size_t)nn, sizeof *ra->node_rkey_len);
     ra->rkeys = calloc((size_t)nn, sizeof *ra->rkeys);
-    uint64_t mine[2] = { a->seg_owner ? ra->my_srv_base : 0, a->seg_owner ? ra->rkey_len : 0 };
-    uint64_t *all = malloc((size_t)gsize * sizeof mine);
-    int *counts = malloc((size_t)gsize * sizeof(int));
-    int *displs = malloc((size_t)gsize * sizeof(int));
-    if (!ra->node_base || !ra->node_rkey || !ra->node_rkey_len || !ra->rkeys || !all ||
-        !counts || !displs) {
-        free(all);
-        free(counts);
-        free(displs);
-        return ARM_ERR_NO_MEMORY;
-    }
-    MPI_Allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, a->comm);
-    int total = 0;
-    for (int g = 0; g < gsize; g++) {
-        counts[g] = (int)all[2 * g + 1];
-        displs[g] = total;
-        total += counts[g];
-    }
-    char *keys = malloc(total ? (size_t)total : 1);
-    if (!keys) {
-        free(all);
-        free(counts);
-        free(displs);
-        return ARM_ERR_NO_MEMORY;
-    }
-    MPI_Allgatherv(a->seg_owner ? ra->rkey_bytes : NULL, (int)mine[1], MPI_BYTE, keys, counts,
-                   displs, MPI_BYTE, a->comm);
-    for (int g = 0; g < gsize; g++) {
-        if (!counts[g])
+    if (!(ra->node_base && ra->node_rkey && ra->node_rkey_len && ra->rkeys))
+        st = ARM_ERR_NO_MEMORY;
+    for (int g = 0; st == ARM_OK && g < gsize; g++) {
+        const arm_remote_card_t *cd = card_of(cards, stride, g);
+        if (!cd->key_len)
             continue;
         int node = arm_core.node_of[a->members[g]];
-        ra->node_base[node] = all[2 * g];
-        if ((ra->node_rkey[node] = malloc((size_t)counts[g]))) {
-            memcpy(ra->node_rkey[node], keys + displs[g], (size_t)counts[g]);
-            ra->node_rkey_len[node] = (size_t)counts[g];
+        ra->node_base[node] = cd->srv_base;
+        const char *key = counts[g] ? keys + displs[g] : cd->key;
+        if ((ra->node_rkey[node] = malloc(cd->key_len))) {
+            memcpy(ra->node_rkey[node], key, cd->key_len);
+            ra->node_rkey_len[node] = cd->key_len;
         }
     }
     free(keys);
-    free(all);
     free(counts);
     free(displs);
+    if (st != ARM_OK)
+        return st;
     if (arm_config.vnode_map)
-        map_host_segments(a, ra);
+        map_host_segments(a, ra, cards, stride);
     *node_base = ra->node_base;
     return ARM_OK;
 }

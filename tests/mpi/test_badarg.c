@@ -13,7 +13,13 @@
  * test_garbage (Wait and Test on a handle nothing set), coll_free and
  * coll_mutexes, coll_malloc (the last rank's third collective call is
  * ARMCI_Free, ARMCI_Create_mutexes or ARMCI_Malloc while the others' is
- * ARMCI_Barrier), coll_malloc_free (ARMCI_Malloc against ARMCI_Free). Reaching the end of a
+ * ARMCI_Barrier), coll_malloc_free (ARMCI_Malloc against ARMCI_Free),
+ * coll_gop and coll_brdcst (the last rank's third collective call is
+ * armci_msg_igop or armci_msg_brdcst while its node's others are in
+ * ARMCI_Barrier: found by a process of its node, decision 090),
+ * free_mixed (the last rank frees the first of two allocations, the others
+ * the second: the ids are agreed in the barrier that starts ARMCI_Free over
+ * the world, decision 090). Reaching the end of a
  * mode means the bad call returned: that is reported and the exit is 3 (the
  * EXPECT_FAIL regex then does not match, so the test fails). */
 #include <armci.h>
@@ -80,8 +86,15 @@ int main(int argc, char **argv)
     ARMCI_Barrier();
     if (strncmp(mode, "unlock_", 7) == 0 || strcmp(mode, "relock") == 0)
         mutex_misuse(mode, me, np);
+    void **more = NULL;
+    if (strcmp(mode, "free_mixed") == 0) {
+        more = malloc(sizeof(void *) * np);
+        ARMCI_Malloc(more, 64);
+    }
     if (me == np - 1) {
-        if (strcmp(mode, "rank") == 0) {
+        if (strcmp(mode, "free_mixed") == 0) {
+            ARMCI_Free(base[me]);   /* the others free more */
+        } else if (strcmp(mode, "rank") == 0) {
             ARMCI_Put(buf, base[peer], 16, np);
         } else if (strcmp(mode, "stackaddr") == 0) {
             char stack_target[64];
@@ -164,6 +177,11 @@ int main(int argc, char **argv)
                 ARMCI_Test(&h);
         } else if (strcmp(mode, "coll_free") == 0) {
             ARMCI_Free(base[me]);   /* the other ranks are in ARMCI_Barrier */
+        } else if (strcmp(mode, "coll_gop") == 0) {
+            int x = 1;
+            armci_msg_igop(&x, 1, "+");   /* the others are in ARMCI_Barrier */
+        } else if (strcmp(mode, "coll_brdcst") == 0) {
+            armci_msg_brdcst(buf, 8, 0);
         } else if (strcmp(mode, "coll_mutexes") == 0) {
             ARMCI_Create_mutexes(1);
         } else if (strcmp(mode, "coll_malloc") == 0 || strcmp(mode, "coll_malloc_free") == 0) {
@@ -180,6 +198,8 @@ int main(int argc, char **argv)
     }
     /* the other ranks wait; the job must be ended for them. In
      * coll_malloc_free their third collective call is ARMCI_Free. */
+    if (more)
+        ARMCI_Free(more[me]);
     if (strcmp(mode, "coll_malloc_free") != 0)
         ARMCI_Barrier();
     ARMCI_Free(base[me]);
