@@ -443,12 +443,14 @@ long armci_tcgmsg_nxtval(long *mproc)
     }
     int me;
     MPI_Comm_rank(comm, &me);
-    MPI_Barrier(comm);
+    /* world barriers: counted and compared with the other processes' calls,
+     * and waited for by naps, not spun in MPI (decisions 010, 089) */
+    arm_core_barrier(comm);
     if (me == 0) {
         long zero = 0;
         ARMCI_Rmw(ARMCI_SWAP_LONG, &zero, counter, 0, 0);
     }
-    MPI_Barrier(comm);
+    arm_core_barrier(comm);
     return 0;
 }
 
@@ -508,5 +510,5 @@ void armci_tcgmsg_pfilecopy(long *type, long *node0, char *fname)
         free(tmp);
     }
     free(data);
-    MPI_Barrier(comm);
+    arm_core_barrier(comm);   /* counted, as above */
 }

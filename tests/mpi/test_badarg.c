@@ -17,6 +17,9 @@
  * coll_gop and coll_brdcst (the last rank's third collective call is
  * armci_msg_igop or armci_msg_brdcst while its node's others are in
  * ARMCI_Barrier: found by a process of its node, decision 090),
+ * coll_nxtval (the last rank's third call is the collective reset of
+ * armci_tcgmsg_nxtval, whose two world barriers are counted: the second
+ * meets the others' ARMCI_Free),
  * free_mixed (the last rank frees the first of two allocations, the others
  * the second: the ids are agreed in the barrier that starts ARMCI_Free over
  * the world, decision 090). Reaching the end of a
@@ -26,6 +29,8 @@
 #include <armcix.h>
 #include <message.h>
 #include "tst.h"
+
+long armci_tcgmsg_nxtval(long *mproc);   /* TCGMSG's NXTVAL, in libarmci */
 
 /* Ranks 0 and 1 (and every rank for unlock_free) misuse a mutex of rank 0;
  * the other ranks wait at the barrier until the job is ended. */
@@ -182,6 +187,9 @@ int main(int argc, char **argv)
             armci_msg_igop(&x, 1, "+");   /* the others are in ARMCI_Barrier */
         } else if (strcmp(mode, "coll_brdcst") == 0) {
             armci_msg_brdcst(buf, 8, 0);
+        } else if (strcmp(mode, "coll_nxtval") == 0) {
+            long reset = -1;   /* two world barriers: the second meets ARMCI_Free */
+            armci_tcgmsg_nxtval(&reset);
         } else if (strcmp(mode, "coll_mutexes") == 0) {
             ARMCI_Create_mutexes(1);
         } else if (strcmp(mode, "coll_malloc") == 0 || strcmp(mode, "coll_malloc_free") == 0) {
