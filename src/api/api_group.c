@@ -266,14 +266,11 @@ static int malloc_on(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI
     if (g->comm == MPI_COMM_NULL)
         arm_fatal(call, "argument 'group': rank %d is not a member", arm_core.me);
     int world = spans_world(g);
-    /* The barrier that starts it also agrees on the allocation's id and on
-     * whether every process can go ahead (arm_reg_malloc), when the group's
-     * communicator is the world's. */
-    if (world) {
+    /* The barrier that starts it meets in arm_reg_malloc, before its first
+     * collective, and agrees on the allocation's id and on whether every
+     * process can go ahead. */
+    if (world)
         arm_core_coll_open(ARM_COLL_MALLOC);
-        if (g->comm != arm_core.world)
-            arm_core_coll_meet(NULL, 0);
-    }
     arm_status_t st = arm_reg_malloc(g->comm, g->size, g->grp_to_abs, (size_t)bytes, 0,
                                      ptr_arr, NULL);
     if (world)
@@ -294,12 +291,10 @@ static int free_on(const char *call, void *ptr, ARMCI_Group *g)
     arm_alloc_t *a;
     uint64_t id = arm_reg_free_id(ptr, call, &a);   /* a bad ptr is named before the call meets the others */
     int world = spans_world(g);
-    /* The barrier that starts it comes after this process's accesses are
-     * complete, and agrees on which allocation goes (arm_reg_free). */
+    /* The barrier that starts it meets in arm_reg_free, after this
+     * process's accesses are complete, and agrees on which allocation goes. */
     if (world)
         arm_core_coll_open(ARM_COLL_FREE);
-    if (world && g->comm != arm_core.world)
-        arm_core_coll_meet(NULL, 0);
     arm_op_fence_all();
     arm_op_nb_wait_proc(call, -1);   /* no get may still read it */
     arm_reg_free(g->comm, ptr, id, a, call);

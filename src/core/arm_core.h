@@ -201,11 +201,11 @@ void arm_core_coll_end(void);
  * is it) or no counted call is open: the caller then reduces vals itself.
  * coll_end runs the barrier if nothing met it. */
 void arm_core_coll_open(arm_coll_kind_t kind);
+int arm_core_coll_meet(uint64_t *vals, int n);
 /* A collective over the world that waits in MPI, not in a world barrier
  * (armci_msg_*gop, brdcst, sel): only counted, so that a process of its
  * node waiting in a world barrier at the same count can tell. */
 void arm_core_coll_note(arm_coll_kind_t kind);
-int arm_core_coll_meet(uint64_t *vals, int n);
 
 /* ---- node map (arm_procmap.c) -------------------------------------------- */
 arm_status_t arm_procmap_init(arm_core_t *c, long ppn);

@@ -40,6 +40,18 @@ static struct {
 
 const char *arm_reg_error(void) { return reg_state.reason; }
 
+/* vals[0..n) made the largest over comm's members: in the barrier that
+ * starts a counted call over the world, when that barrier has not met yet;
+ * else by MPI, after meeting it (a group of every process whose
+ * communicator is not the world's: the calls are compared first). */
+static void agree_max(MPI_Comm comm, uint64_t *vals, int n)
+{
+    if (comm == arm_core.world && arm_core_coll_meet(vals, n))
+        return;
+    arm_core_coll_meet(NULL, 0);
+    MPI_Allreduce(MPI_IN_PLACE, vals, n, MPI_UINT64_T, MPI_MAX, comm);
+}
+
 /* ARMADA_SHM_LIMIT, checked on every member before anything is created:
  * one member over the limit fails the allocation on all of them. The
  * verdict rides on the reduction that agrees on the allocation id, and so
@@ -52,9 +64,7 @@ static int over_limit(MPI_Comm comm, size_t bytes, int internal, int short_of, u
     size_t limit = arm_config.shm_limit > 0 ? (size_t)arm_config.shm_limit : 0;
     int over = !internal && limit && reg_state.user_bytes + bytes > limit;
     uint64_t agree[4] = { *id, (uint64_t)over, (uint64_t)bytes, (uint64_t)(short_of != 0) };
-    /* ARMCI_Malloc over the world agrees in the barrier that starts it. */
-    if (comm != arm_core.world || !arm_core_coll_meet(agree, 4))
-        MPI_Allreduce(MPI_IN_PLACE, agree, 4, MPI_UINT64_T, MPI_MAX, comm);
+    agree_max(comm, agree, 4);
     *id = agree[0];
     *most = (size_t)agree[2];
     if (short_of)
@@ -494,8 +504,7 @@ arm_status_t arm_reg_free(MPI_Comm comm, void *ptr, uint64_t id, arm_alloc_t *a,
     uint64_t mine = id;
     /* Members whose slice is empty passed NULL: the others tell them which,
      * over the world in the barrier that starts ARMCI_Free. */
-    if (comm != c->world || !arm_core_coll_meet(&id, 1))
-        MPI_Allreduce(MPI_IN_PLACE, &id, 1, MPI_UINT64_T, MPI_MAX, comm);
+    agree_max(comm, &id, 1);
     close_published_fds(comm);
     if (id == 0)
         return ARM_OK; /* every member passed NULL: nothing to free */
