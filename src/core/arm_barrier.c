@@ -17,13 +17,17 @@
  * every member of its node has entered this one; with several nodes, the
  * leader then meets the other nodes' leaders in a dissemination barrier
  * that also compares their collective calls (masters_meet, decision 089)
- * and releases its node (decision 035). */
+ * and releases its node (decision 035). A leader that has waited seconds
+ * for another leader reads that process's collective-call word from its
+ * node (look_leader, decision 091). */
 #define _POSIX_C_SOURCE 200809L
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <time.h>
 #include "core/arm_core.h"
+#include "core/arm_ops.h"
 #include "util/arm_config.h"
 #include "util/arm_log.h"
 #include "util/arm_timer.h"
@@ -34,9 +38,13 @@
 #define BARRIER_NAP_MAX_NS 2000000L
 
 typedef int (*barrier_done_fn)(void *arg);
+/* Called after each nap with the seconds waited so far: a look at what the
+ * processes waited for are doing (a mismatch stops the job there). */
+typedef void (*barrier_look_fn)(void *arg, double waited);
 
 /* ---- collective calls, counted ------------------------------------------------
- * Each process keeps, in its control block, how many world collective calls
+ * Each process keeps, in a word of its own in shared memory that other nodes
+ * can read by a get (arm_coll_block_t), how many world collective calls
  * it has entered and the kind of the last one, in one word so that a reader
  * never pairs a count with another call's kind. In a correct program the
  * n-th collective call is of the same kind on every process; the calls that
@@ -49,7 +57,10 @@ typedef int (*barrier_done_fn)(void *arg);
  * equals another's but whose kind differs is in another collective call,
  * which would wait for ever for this one (or pair its MPI collectives with
  * the wrong ones): the job is stopped with both named (decisions 087, 089).
- * A barrier that naps also looks at its node's processes after each nap. */
+ * A barrier that naps also looks at its node's processes after each nap, and
+ * a leader that waits long for another node's leader looks at that one's
+ * word (decision 091): a process alone on its node in an armci_msg_*
+ * collective, which waits in MPI, is found there. */
 static _Thread_local int coll_depth;
 static _Thread_local int coll_pending;   /* opened; its barrier not met yet */
 
@@ -68,7 +79,7 @@ static const char *const coll_names[] = {
 
 static _Atomic uint64_t *coll_word(const arm_core_t *c, int rank)
 {
-    return c->initialized && c->ctl && c->ctl[rank] ? &c->ctl[rank]->coll : NULL;
+    return c->initialized && c->coll && c->coll[rank] ? &c->coll[rank]->word : NULL;
 }
 
 static void world_barrier(const arm_core_t *c, uint64_t *vals, int n);
@@ -128,9 +139,14 @@ static const char *coll_name(uint64_t word)
 
 /* Stops the job: rank a's collective call (word wa) and rank b's (wb) do
  * not pair. call is the one this process stops in (word mine). */
+static const char *coll_call(uint64_t mine)
+{
+    return (mine & 0xff) == ARM_COLL_BARRIER ? "ARMCI_Barrier" : coll_name(mine);
+}
+
 static _Noreturn void coll_mismatch(uint64_t mine, int a, uint64_t wa, int b, uint64_t wb)
 {
-    const char *call = (mine & 0xff) == ARM_COLL_BARRIER ? "ARMCI_Barrier" : coll_name(mine);
+    const char *call = coll_call(mine);
     if (wa >> 8 == wb >> 8)
         arm_fatal(call, "rank %d's collective call number %llu is %s, while rank %d's is %s: "
                   "every process must make the same collective calls in the same order",
@@ -161,14 +177,28 @@ static void check_node_calls(const arm_core_t *c)
     }
 }
 
-/* Waits until done(arg) is true, in the three phases above; with check,
- * each nap ends with a look at what the node's processes are in. */
-static void barrier_wait(barrier_done_fn done, void *arg, int check)
+static void look_node(void *arg, double waited)
+{
+    (void)arg;
+    (void)waited;
+    check_node_calls(&arm_core);
+}
+
+/* Waits until done(arg) is true, in the three phases above; with look,
+ * each nap ends with look(arg, seconds waited). in_mpi: done tests MPI
+ * requests. Where MPI itself yields the CPU in its progress when idle
+ * (Open MPI on an oversubscribed host), a test of MPI requests has given
+ * the CPU away already: a second yield would halve how often this process
+ * looks, and made the leaders' meeting of 16 nodes 2x slower than
+ * MPI_Barrier (decision 092). */
+static void barrier_wait(barrier_done_fn done, void *arg, barrier_look_fn look, int in_mpi)
 {
     const arm_core_t *c = &arm_core;
     int busy_host = c->initialized && c->host_threads > c->host_cores;
     long spins = busy_host ? BARRIER_BUSY_SPINS : arm_config.poll_spins;
-    double yield_s = (double)arm_config.yield_us * 1e-6;
+    long yield_us = arm_config.barrier_yield_us >= 0 ? arm_config.barrier_yield_us
+                                                     : arm_config.yield_us;
+    double yield_s = (double)yield_us * 1e-6;
     long nap_ns = BARRIER_NAP_MIN_NS;
     double t0 = 0.0;
     for (long i = 0; !done(arg); i++) {
@@ -178,13 +208,14 @@ static void barrier_wait(barrier_done_fn done, void *arg, int check)
             t0 = arm_time_now();
         double waited = arm_time_now() - t0;
         if (waited < yield_s) {
-            sched_yield();
+            if (!in_mpi || !c->mpi_yields)
+                sched_yield();
             continue;
         }
         struct timespec ts = { 0, nap_ns };   /* below BARRIER_NAP_MAX_NS < 1 s */
         nanosleep(&ts, NULL);
-        if (check)
-            check_node_calls(c);
+        if (look)
+            look(arg, waited);
         if (nap_ns < BARRIER_NAP_FLAT_NS) {
             nap_ns *= 2;
             continue;
@@ -211,14 +242,77 @@ static void mpi_barrier(MPI_Comm comm)
         MPI_Barrier(comm);
         return;
     }
-    barrier_wait(request_done, &req, 0);
+    barrier_wait(request_done, &req, NULL, 1);
 }
+
+/* A round of the leaders' meeting (masters_meet): its receive and send,
+ * and when to look next at the leader it waits for. */
+typedef struct masters_wait {
+    MPI_Request rq[2];
+    const arm_core_t *c;
+    int from;          /* the leader waited for, as a rank of masters_comm */
+    uint64_t mine;     /* this process's collective-call word             */
+    double next_look;  /* seconds waited at which to look at it next      */
+} masters_wait_t;
 
 static int requests_done(void *arg)
 {
+    masters_wait_t *w = arg;
     int done = 0;
-    MPI_Testall(2, (MPI_Request *)arg, &done, MPI_STATUSES_IGNORE);
+    MPI_Testall(2, w->rq, &done, MPI_STATUSES_IGNORE);
     return done;
+}
+
+/* The first look at another node's leader, and the longest gap between two
+ * later ones. A look may open a connection to a node the program never
+ * touched (issue 22's on-demand connections), so only a wait no correct
+ * program's barrier makes on a loaded host leads to one. */
+#define LOOK_FIRST_S 2.0
+#define LOOK_EVERY_S 5.0
+
+/* A leader whose round has waited LOOK_FIRST_S reads the collective-call
+ * word of the leader it waits for, by a get from that process's control
+ * block: its node's server answers, whatever the process is doing
+ * (decision 091). At the same count in another kind of call, that process
+ * is in a collective of its own (an armci_msg_* reduction in MPI, say), and
+ * alone on its node, or no process of its node would be left to see it; it
+ * will never send this round's message. The job is stopped with both
+ * named. Later looks come at a growing interval, LOOK_EVERY_S at most. The
+ * get is the runtime's own: this thread's operation counters are put back
+ * as they were. */
+static void look_leader(void *arg, double waited)
+{
+    masters_wait_t *w = arg;
+    const arm_core_t *c = w->c;
+    if (waited < w->next_look || !c->coll_addr)
+        return;
+    double gap = waited / 2 > LOOK_EVERY_S ? LOOK_EVERY_S : waited / 2;
+    w->next_look = waited + gap;
+    MPI_Group masters, world;
+    int peer = MPI_UNDEFINED;
+    MPI_Comm_group(c->masters_comm, &masters);
+    MPI_Comm_group(c->world, &world);
+    MPI_Group_translate_ranks(masters, 1, &w->from, world, &peer);
+    MPI_Group_free(&masters);
+    MPI_Group_free(&world);
+    if (peer == MPI_UNDEFINED || peer == c->me)
+        return;
+    arm_opstats_t *st = &arm_core.opstats[ARM_STAT_SHARD()];
+    uint64_t ops[ARMADA_PATH_COUNT], bytes[ARMADA_PATH_COUNT];
+    for (int p = 0; p < ARMADA_PATH_COUNT; p++) {
+        ops[p] = atomic_load_explicit(&st->ops[ARMADA_OP_GET][p], memory_order_relaxed);
+        bytes[p] = atomic_load_explicit(&st->bytes[ARMADA_OP_GET][p], memory_order_relaxed);
+    }
+    uint64_t theirs = 0;
+    arm_op_get(coll_call(w->mine), (const void *)(c->coll_addr[peer] +
+                                                  offsetof(arm_coll_block_t, word)),
+               &theirs, sizeof theirs, peer);
+    for (int p = 0; p < ARMADA_PATH_COUNT; p++) {
+        atomic_store_explicit(&st->ops[ARMADA_OP_GET][p], ops[p], memory_order_relaxed);
+        atomic_store_explicit(&st->bytes[ARMADA_OP_GET][p], bytes[p], memory_order_relaxed);
+    }
+    if (theirs >> 8 == w->mine >> 8 && (theirs & 0xff) != (w->mine & 0xff))
+        coll_mismatch(w->mine, peer, theirs, c->me, w->mine);
 }
 
 #define MASTERS_TAG 0x4172   /* the leaders' communicator carries no other point-to-point */
@@ -247,11 +341,13 @@ static void masters_meet(const arm_core_t *c, uint64_t *vals, int nvals)
     MPI_Comm_rank(c->masters_comm, &me);
     for (int d = 1; d < n; d *= 2) {
         uint64_t got[WORDS];
-        MPI_Request rq[2];   /* acc changes only once both have completed */
-        MPI_Irecv(got, WORDS, MPI_UINT64_T, (me - d + n) % n, MASTERS_TAG, c->masters_comm,
-                  &rq[0]);
-        MPI_Isend(acc, WORDS, MPI_UINT64_T, (me + d) % n, MASTERS_TAG, c->masters_comm, &rq[1]);
-        barrier_wait(requests_done, rq, 0);
+        /* acc changes only once both requests have completed */
+        masters_wait_t mw = { .c = c, .from = (me - d + n) % n, .mine = mine,
+                              .next_look = LOOK_FIRST_S };
+        MPI_Irecv(got, WORDS, MPI_UINT64_T, mw.from, MASTERS_TAG, c->masters_comm, &mw.rq[0]);
+        MPI_Isend(acc, WORDS, MPI_UINT64_T, (me + d) % n, MASTERS_TAG, c->masters_comm,
+                  &mw.rq[1]);
+        barrier_wait(requests_done, &mw, look_leader, 1);
         for (int k = 0; k < WORDS; k++)
             if (got[k] > acc[k])
                 acc[k] = got[k];
@@ -346,18 +442,18 @@ static void world_barrier(const arm_core_t *c, uint64_t *vals, int n)
         mine->agree[w.epoch & 1][k] = vals[k];
     atomic_fetch_add_explicit(&mine->bar_entered, 1, memory_order_acq_rel);
     if (c->nnodes == 1) {
-        barrier_wait(node_entered, &w, 1);
+        barrier_wait(node_entered, &w, look_node, 0);
         check_node_calls(c);
         node_max(c, w.epoch, vals, n);
         return;
     }
     if (c->me != leader) {
-        barrier_wait(node_released, &w, 1);
+        barrier_wait(node_released, &w, look_node, 0);
         for (int k = 0; k < n; k++)
             vals[k] = c->ctl[leader]->agree[w.epoch & 1][k];
         return;
     }
-    barrier_wait(node_entered, &w, 1);
+    barrier_wait(node_entered, &w, look_node, 0);
     check_node_calls(c);
     node_max(c, w.epoch, vals, n);
     masters_meet(c, vals, n);

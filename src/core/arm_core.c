@@ -41,6 +41,37 @@ static unsigned long long make_job_id(MPI_Comm comm)
     return job;
 }
 
+/* Whether MPI yields the CPU in its progress loop when it finds nothing to
+ * do: Open MPI's mpi_yield_when_idle, which mpirun sets on an
+ * oversubscribed host, read through the MPI tool interface. 0 where the
+ * MPI has no such variable (decision 092). */
+static int mpi_yields_when_idle(void)
+{
+    int provided, idx, count, yields = 0;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        return 0;
+    if (MPI_T_cvar_get_index("mpi_yield_when_idle", &idx) == MPI_SUCCESS) {
+        char name[128], desc[256];
+        int name_len = sizeof name, desc_len = sizeof desc, verbosity, bind, scope, size = 0;
+        MPI_Datatype type;
+        MPI_T_enum enumtype;
+        MPI_T_cvar_handle h;
+        if (MPI_T_cvar_get_info(idx, name, &name_len, &verbosity, &type, &enumtype, desc,
+                                &desc_len, &bind, &scope) == MPI_SUCCESS &&
+            bind == MPI_T_BIND_NO_OBJECT && MPI_Type_size(type, &size) == MPI_SUCCESS &&
+            size > 0 && size <= 8 &&
+            MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) == MPI_SUCCESS) {
+            unsigned char v[8] = { 0 };
+            if (count == 1 && MPI_T_cvar_read(h, v) == MPI_SUCCESS)
+                for (int i = 0; i < size; i++)
+                    yields |= v[i] != 0;
+            MPI_T_cvar_handle_free(&h);
+        }
+    }
+    MPI_T_finalize();
+    return yields;
+}
+
 static arm_status_t ctl_init(arm_core_t *c)
 {
     void **bases = malloc((size_t)c->nproc * sizeof *bases);
@@ -65,6 +96,39 @@ static arm_status_t ctl_init(arm_core_t *c)
     return st;
 }
 
+/* The collective-call words (decision 091): made once the inter-node path
+ * is up, so that a leader waiting in the barrier can read the word of a
+ * process of another node from that node's server. */
+static arm_status_t coll_init(arm_core_t *c)
+{
+    void **bases = malloc((size_t)c->nproc * sizeof *bases);
+    int *members = malloc((size_t)c->nproc * sizeof *members);
+    c->coll = calloc((size_t)c->nproc, sizeof *c->coll);
+    if (!bases || !members || !c->coll) {
+        free(bases);
+        free(members);
+        return ARM_ERR_NO_MEMORY;
+    }
+    for (int r = 0; r < c->nproc; r++)
+        members[r] = r;
+    arm_status_t st = arm_reg_malloc(c->world, c->nproc, members, sizeof(arm_coll_block_t), 1,
+                                     bases, &c->coll_alloc);
+    free(members);
+    if (st == ARM_OK)
+        for (int r = 0; r < c->nproc; r++)
+            if (arm_same_node(r))
+                c->coll[r] = (arm_coll_block_t *)arm_reg_lookup(r, (uintptr_t)bases[r],
+                                                                sizeof(arm_coll_block_t))->local;
+    if (st != ARM_OK || c->nnodes == 1) {
+        free(bases);
+        return st;
+    }
+    c->coll_addr = (uintptr_t *)bases;   /* the same array, as addresses */
+    for (int r = 0; r < c->nproc; r++)
+        c->coll_addr[r] = (uintptr_t)bases[r];
+    return ARM_OK;
+}
+
 arm_status_t arm_core_init(MPI_Comm comm, const char *call)
 {
     arm_core_t *c = &arm_core;
@@ -77,6 +141,7 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
     c->threads = level == MPI_THREAD_MULTIPLE;
+    c->mpi_yields = mpi_yields_when_idle();
     arm_log_set_rank(c->me);
     arm_log_set_abort_hook(abort_hook);
     if (arm_config_load(c->me == 0, &unknown, err, sizeof err) != ARM_OK)
@@ -96,6 +161,7 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
         { "PIPELINE_DEPTH", arm_config.pipeline_depth, 1 },
         { "PEER_TIMEOUT", arm_config.peer_timeout, 1 },
         { "YIELD_US", arm_config.yield_us, 0 },
+        { "BARRIER_YIELD_US", arm_config.barrier_yield_us, -1 },
         { "SERVER_COMP_DELAY_US", arm_config.server_comp_delay_us, 0 },
         { "BATCH_IDLE_US", arm_config.batch_idle_us, -1 },
         { "FENCE_ACK_US", arm_config.fence_ack_us, -1 },
@@ -119,6 +185,9 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
     if (st != ARM_OK)
         return st;
     st = arm_remote_init(c);
+    if (st != ARM_OK)
+        return st;
+    st = coll_init(c);
     if (st != ARM_OK)
         return st;
     c->initialized = 1;
@@ -235,6 +304,8 @@ arm_status_t arm_core_finalize(void)
     arm_remote_nb_wait_proc("ARMCI_Finalize", -1);
     arm_remote_fence_all();
     MPI_Barrier(c->world);
+    free(c->coll_addr);       /* no more gets of other nodes' words */
+    c->coll_addr = NULL;
     arm_remote_finalize(c);   /* stops the server: its counters are final */
     if (arm_config.stats)
         print_stats(c);
@@ -246,6 +317,9 @@ arm_status_t arm_core_finalize(void)
     c->ctl_alloc = NULL;
     free(c->ctl);
     c->ctl = NULL;
+    c->coll_alloc = NULL;
+    free(c->coll);
+    c->coll = NULL;
     arm_reg_release_all();
     for (int r = 0; r < c->nproc; r++)
         free(c->index[r].slices);

@@ -110,9 +110,7 @@ typedef struct arm_ctl_block {
     _Atomic uint32_t bar_entered;  /* world barriers this process has entered   */
     _Atomic uint32_t bar_released; /* node leader only: world barriers it has
                                       released after meeting the other nodes   */
-    _Atomic uint64_t coll;         /* world collective calls entered, << 8, and
-                                      the kind of the last (arm_coll_kind_t)    */
-    uint32_t         pad[12];
+    uint32_t         pad[14];
     /* Values the processes agree on in the barrier that starts a counted
      * call (arm_core_coll_meet), by the parity of the barrier: this process's
      * own on entry; a node leader's holds the result once it releases. */
@@ -121,6 +119,15 @@ typedef struct arm_ctl_block {
 _Static_assert(sizeof(arm_ctl_block_t) == 64 * (ARM_ACC_STRIPES + 2),
                "control block: a cache line per stripe, one for the barrier and one "
                "for the values agreed in it");
+
+/* Per-process collective-call word, in an allocation of its own made once
+ * the inter-node path is up, so that another node can read it by a get
+ * (decision 091): world collective calls entered, << 8, and the kind of the
+ * last (arm_coll_kind_t). A cache line each. */
+typedef struct arm_coll_block {
+    _Atomic uint64_t word;
+    uint64_t         pad[7];
+} arm_coll_block_t;
 
 /* The first stripe of the accumulate lock in control block ctl. */
 #define ARM_CTL_ACC(ctl) (&(ctl)->acc[0].m)
@@ -141,6 +148,8 @@ typedef struct arm_core {
     int *node_members;     /* ranks, node by node, each node in rank order  */
     MPI_Comm world, node_comm, masters_comm;
     int own_mpi;           /* ARMCI initialised MPI and finalises it         */
+    int mpi_yields;        /* MPI yields the CPU in its progress when idle
+                              (Open MPI's mpi_yield_when_idle), decision 092 */
     unsigned long long job;
     uint64_t next_alloc_id;
 
@@ -152,6 +161,11 @@ typedef struct arm_core {
 
     arm_alloc_t *ctl_alloc;      /* control blocks of every process         */
     arm_ctl_block_t **ctl;       /* rank -> its control block, same node only */
+    arm_alloc_t *coll_alloc;     /* collective-call words of every process  */
+    arm_coll_block_t **coll;     /* rank -> its word, same node only        */
+    uintptr_t *coll_addr;        /* rank -> its word's address, for a get from
+                                    another node; NULL on one node and once the
+                                    inter-node path is down (decision 091)   */
 
     arm_alloc_t *mutex_alloc;    /* ARMCI_Create_mutexes                    */
     int *mutex_count;            /* rank -> mutexes it hosts                */

@@ -62,6 +62,10 @@
       "A process waiting for a remote operation or in ARMCI_Barrier, after its polls, " \
       "yields the CPU for up to this many microseconds before it sleeps (0: sleeps at " \
       "once).") \
+    X(barrier_yield_us, "BARRIER_YIELD_US", INT, "300", NULL, TRANSPORT, \
+      "The same window for a process waiting in a barrier (ARMCI_Barrier, the barrier " \
+      "that starts ARMCI_Malloc and ARMCI_Free, armci_msg_barrier); -1: ARMADA_YIELD_US " \
+      "(decision 092).") \
     X(client_poll_yield, "CLIENT_POLL_YIELD", INT, "16", NULL, TRANSPORT, \
       "Over a stream transport (TCP), a waiting client yields the CPU once every this " \
       "many empty polls while it polls (decision 016); 0: never.") \

@@ -15,8 +15,9 @@
  * ARMCI_Free, ARMCI_Create_mutexes or ARMCI_Malloc while the others' is
  * ARMCI_Barrier), coll_malloc_free (ARMCI_Malloc against ARMCI_Free),
  * coll_gop and coll_brdcst (the last rank's third collective call is
- * armci_msg_igop or armci_msg_brdcst while its node's others are in
- * ARMCI_Barrier: found by a process of its node, decision 090),
+ * armci_msg_igop or armci_msg_brdcst while the others are in
+ * ARMCI_Barrier: found by a process of its node, decision 090, or, alone
+ * on its node, by the leader that waits for it, decision 091),
  * coll_nxtval (the last rank's third call is the collective reset of
  * armci_tcgmsg_nxtval, whose two world barriers are counted: the second
  * meets the others' ARMCI_Free),
