@@ -271,9 +271,8 @@ static int requests_done(void *arg)
 #define LOOK_EVERY_S 5.0
 
 /* A leader whose round has waited LOOK_FIRST_S reads the collective-call
- * word of the leader it waits for, by a get from that process's control
- * block: its node's server answers, whatever the process is doing
- * (decision 091). At the same count in another kind of call, that process
+ * word of the leader it waits for, by a get of 8 bytes (arm_coll_block_t):
+ * its node's server answers, whatever the process is doing (decision 091). At the same count in another kind of call, that process
  * is in a collective of its own (an armci_msg_* reduction in MPI, say), and
  * alone on its node, or no process of its node would be left to see it; it
  * will never send this round's message. The job is stopped with both

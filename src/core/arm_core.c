@@ -47,8 +47,11 @@ static unsigned long long make_job_id(MPI_Comm comm)
  * MPI has no such variable (decision 092). */
 static int mpi_yields_when_idle(void)
 {
-    int provided, idx, count, yields = 0;
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+    int level = MPI_THREAD_SINGLE, provided, idx, count, yields = 0;
+    /* At the level MPI runs at: Open MPI 4.1's MPI_T_init_thread sets the
+     * level MPI_Query_thread reports to the one asked for here. */
+    MPI_Query_thread(&level);
+    if (MPI_T_init_thread(level, &provided) != MPI_SUCCESS)
         return 0;
     if (MPI_T_cvar_get_index("mpi_yield_when_idle", &idx) == MPI_SUCCESS) {
         char name[128], desc[256];
