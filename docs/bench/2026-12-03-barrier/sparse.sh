@@ -8,10 +8,10 @@
 set -u
 cd "$(dirname "$0")/../../.."
 OLD=${OLD:?set OLD to the build/src of the library to compare against}
-out=${1:-.}; L=${2:-3}
+out=${1:-.}; L=${2:-3}   # LAUNCHES 0: only the summary of OUTDIR
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$out"
-for l in $(seq 1 "$L"); do
+[ "$L" = 0 ] || for l in $(seq 1 "$L"); do
   for np in 2 4 8 16 32; do
     for v in old new; do
       lib=$PWD/build/src; [ $v = old ] && lib=$OLD
@@ -26,7 +26,8 @@ for v in old new; do
     printf '%s np=%-3s' $v $np
     for op in sparse_barrier sparse_dgop sparse_fence; do
       printf ' %s=' $op
-      grep -h "op=$op " "$out"/sparse-$v-np$np-l*.txt | sed 's/.* value=\([0-9.]*\).*/\1/' | \
+      grep -h "op=$op " "$out"/sparse-$v-np$np-l*.txt | \
+        awk '{for(i=1;i<=NF;i++) if($i ~ /^value=/) printf "%.0f\n", substr($i,7)}' | \
         sort -g | tr '\n' ',' | sed 's/,$//'
     done
     echo
