@@ -272,13 +272,12 @@ static int requests_done(void *arg)
 
 /* A leader whose round has waited LOOK_FIRST_S reads the collective-call
  * word of the leader it waits for, by a get of 8 bytes (arm_coll_block_t):
- * its node's server answers, whatever the process is doing (decision 091). At the same count in another kind of call, that process
- * is in a collective of its own (an armci_msg_* reduction in MPI, say), and
- * alone on its node, or no process of its node would be left to see it; it
- * will never send this round's message. The job is stopped with both
- * named. Later looks come at a growing interval, LOOK_EVERY_S at most. The
- * get is the runtime's own: this thread's operation counters are put back
- * as they were. */
+ * its node's server answers, whatever the process is doing (decision 091).
+ * At the same count in another kind of call, that process is in a
+ * collective of its own (an armci_msg_* reduction in MPI, say), and alone
+ * on its node, or no process of its node would be left to see it; it will
+ * never send this round's message. The job is stopped with both named.
+ * Later looks come at a growing interval, LOOK_EVERY_S at most. */
 static void look_leader(void *arg, double waited)
 {
     masters_wait_t *w = arg;
@@ -296,20 +295,10 @@ static void look_leader(void *arg, double waited)
     MPI_Group_free(&world);
     if (peer == MPI_UNDEFINED || peer == c->me)
         return;
-    arm_opstats_t *st = &arm_core.opstats[ARM_STAT_SHARD()];
-    uint64_t ops[ARMADA_PATH_COUNT], bytes[ARMADA_PATH_COUNT];
-    for (int p = 0; p < ARMADA_PATH_COUNT; p++) {
-        ops[p] = atomic_load_explicit(&st->ops[ARMADA_OP_GET][p], memory_order_relaxed);
-        bytes[p] = atomic_load_explicit(&st->bytes[ARMADA_OP_GET][p], memory_order_relaxed);
-    }
     uint64_t theirs = 0;
-    arm_op_get(coll_call(w->mine), (const void *)(c->coll_addr[peer] +
-                                                  offsetof(arm_coll_block_t, word)),
-               &theirs, sizeof theirs, peer);
-    for (int p = 0; p < ARMADA_PATH_COUNT; p++) {
-        atomic_store_explicit(&st->ops[ARMADA_OP_GET][p], ops[p], memory_order_relaxed);
-        atomic_store_explicit(&st->bytes[ARMADA_OP_GET][p], bytes[p], memory_order_relaxed);
-    }
+    arm_op_get_quiet(coll_call(w->mine),
+                     (const void *)(c->coll_addr[peer] + offsetof(arm_coll_block_t, word)),
+                     &theirs, sizeof theirs, peer);
     if (theirs >> 8 == w->mine >> 8 && (theirs & 0xff) != (w->mine & 0xff))
         coll_mismatch(w->mine, peer, theirs, c->me, w->mine);
 }

@@ -75,28 +75,46 @@ static int mpi_yields_when_idle(void)
     return yields;
 }
 
+/* An internal allocation of size bytes on every process, collective over
+ * the world. *bases: every rank's block address (the caller frees it). */
+static arm_status_t world_blocks(arm_core_t *c, size_t size, arm_alloc_t **alloc,
+                                 void ***bases)
+{
+    *bases = malloc((size_t)c->nproc * sizeof **bases);
+    int *members = malloc((size_t)c->nproc * sizeof *members);
+    arm_status_t st = ARM_ERR_NO_MEMORY;
+    if (*bases && members) {
+        for (int r = 0; r < c->nproc; r++)
+            members[r] = r;
+        st = arm_reg_malloc(c->world, c->nproc, members, size, 1, *bases, alloc);
+    }
+    free(members);
+    if (st != ARM_OK) {
+        free(*bases);
+        *bases = NULL;
+    }
+    return st;
+}
+
+/* Rank r's block of a world_blocks allocation in this process, NULL when r
+ * is on another node. */
+static void *world_block_local(int r, void *base, size_t size)
+{
+    return arm_same_node(r) ? arm_reg_lookup(r, (uintptr_t)base, size)->local : NULL;
+}
+
 static arm_status_t ctl_init(arm_core_t *c)
 {
-    void **bases = malloc((size_t)c->nproc * sizeof *bases);
-    int *members = malloc((size_t)c->nproc * sizeof *members);
+    void **bases;
     c->ctl = calloc((size_t)c->nproc, sizeof *c->ctl);
-    if (!bases || !members || !c->ctl) {
-        free(bases);
-        free(members);
-        return ARM_ERR_NO_MEMORY;
-    }
+    arm_status_t st = c->ctl ? world_blocks(c, sizeof(arm_ctl_block_t), &c->ctl_alloc, &bases)
+                             : ARM_ERR_NO_MEMORY;
+    if (st != ARM_OK)
+        return st;
     for (int r = 0; r < c->nproc; r++)
-        members[r] = r;
-    arm_status_t st = arm_reg_malloc(c->world, c->nproc, members, sizeof(arm_ctl_block_t), 1,
-                                     bases, &c->ctl_alloc);
-    if (st == ARM_OK)
-        for (int r = 0; r < c->nproc; r++)
-            if (arm_same_node(r))
-                c->ctl[r] = (arm_ctl_block_t *)arm_reg_lookup(r, (uintptr_t)bases[r],
-                                                              sizeof(arm_ctl_block_t))->local;
+        c->ctl[r] = world_block_local(r, bases[r], sizeof(arm_ctl_block_t));
     free(bases);
-    free(members);
-    return st;
+    return ARM_OK;
 }
 
 /* The collective-call words (decision 091): made once the inter-node path
@@ -104,31 +122,20 @@ static arm_status_t ctl_init(arm_core_t *c)
  * process of another node from that node's server. */
 static arm_status_t coll_init(arm_core_t *c)
 {
-    void **bases = malloc((size_t)c->nproc * sizeof *bases);
-    int *members = malloc((size_t)c->nproc * sizeof *members);
+    void **bases;
     c->coll = calloc((size_t)c->nproc, sizeof *c->coll);
-    if (!bases || !members || !c->coll) {
-        free(bases);
-        free(members);
-        return ARM_ERR_NO_MEMORY;
-    }
-    for (int r = 0; r < c->nproc; r++)
-        members[r] = r;
-    arm_status_t st = arm_reg_malloc(c->world, c->nproc, members, sizeof(arm_coll_block_t), 1,
-                                     bases, &c->coll_alloc);
-    free(members);
-    if (st == ARM_OK)
-        for (int r = 0; r < c->nproc; r++)
-            if (arm_same_node(r))
-                c->coll[r] = (arm_coll_block_t *)arm_reg_lookup(r, (uintptr_t)bases[r],
-                                                                sizeof(arm_coll_block_t))->local;
-    if (st != ARM_OK || c->nnodes == 1) {
-        free(bases);
+    arm_status_t st = c->coll
+        ? world_blocks(c, sizeof(arm_coll_block_t), &c->coll_alloc, &bases)
+        : ARM_ERR_NO_MEMORY;
+    if (st != ARM_OK)
         return st;
-    }
-    c->coll_addr = (uintptr_t *)bases;   /* the same array, as addresses */
     for (int r = 0; r < c->nproc; r++)
-        c->coll_addr[r] = (uintptr_t)bases[r];
+        c->coll[r] = world_block_local(r, bases[r], sizeof(arm_coll_block_t));
+    if (c->nnodes > 1 && (c->coll_addr = malloc((size_t)c->nproc * sizeof *c->coll_addr)))
+        for (int r = 0; r < c->nproc; r++)
+            c->coll_addr[r] = (uintptr_t)bases[r];
+    free(bases);
+    /* Without the addresses the barrier only looks at its own node. */
     return ARM_OK;
 }
 

@@ -41,6 +41,21 @@ void arm_op_get(const char *call, const void *src, void *dst, size_t n, int proc
     }
 }
 
+void arm_op_get_quiet(const char *call, const void *src, void *dst, size_t n, int proc)
+{
+    arm_opstats_t *st = &arm_core.opstats[ARM_STAT_SHARD()];
+    uint64_t ops[ARMADA_PATH_COUNT], bytes[ARMADA_PATH_COUNT];
+    for (int p = 0; p < ARMADA_PATH_COUNT; p++) {
+        ops[p] = atomic_load_explicit(&st->ops[ARMADA_OP_GET][p], memory_order_relaxed);
+        bytes[p] = atomic_load_explicit(&st->bytes[ARMADA_OP_GET][p], memory_order_relaxed);
+    }
+    arm_op_get(call, src, dst, n, proc);
+    for (int p = 0; p < ARMADA_PATH_COUNT; p++) {
+        atomic_store_explicit(&st->ops[ARMADA_OP_GET][p], ops[p], memory_order_relaxed);
+        atomic_store_explicit(&st->bytes[ARMADA_OP_GET][p], bytes[p], memory_order_relaxed);
+    }
+}
+
 /* An integer accumulate to an allocation marked for transport atomics
  * (decision 061) goes by them from every process, this node's included. */
 static inline int acc_by_amo(const arm_slice_t *s, int type)

@@ -12,6 +12,10 @@
 
 void arm_op_put(const char *call, const void *src, void *dst, size_t n, int proc);
 void arm_op_get(const char *call, const void *src, void *dst, size_t n, int proc);
+/* arm_op_get for the runtime's own reads (the barrier's look at another
+ * node, decision 091): the calling thread's get counters are left as they
+ * were, so the program's statistics count only its own operations. */
+void arm_op_get_quiet(const char *call, const void *src, void *dst, size_t n, int proc);
 void arm_op_acc(const char *call, int type, const void *scale, const void *src, void *dst,
                 size_t n, int proc);
 /* op: ARMADA_OP_PUTS, _GETS or _ACCS (type and scale only for ACCS). */
