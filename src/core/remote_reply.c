@@ -75,6 +75,12 @@ arm_status_t arm_rem_on_reply(void *arg, const arm_net_am_msg_t *msg)
 {
     arm_srv_rep_t rep;
     (void)arg;
+    if (msg->hdr_len != sizeof rep) {
+        /* Servers send whole headers (a relayed one is checked there). */
+        arm_log(ARM_LOG_ERROR, "remote", "answer with a %zu-byte header dropped (want %zu)",
+                msg->hdr_len, sizeof rep);
+        return ARM_OK;
+    }
     memcpy(&rep, msg->hdr, sizeof rep);
     /* From a node reached through another server, credits counts this
      * process's forwarded writes served there (decision 078). */

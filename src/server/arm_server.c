@@ -45,6 +45,7 @@ void arm_server_stop(arm_server_t *s)
     }
     /* Replies still in flight complete during the net layer's finalize. */
     srv_segs_clear(s);
+    srv_clients_release(s);
 }
 
 void arm_server_free(arm_server_t *s)

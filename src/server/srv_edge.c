@@ -46,11 +46,13 @@ static void prec_sent(arm_net_comp_t *c)
     pool_put(p->srv, p);
 }
 
-/* Sends a reply to rank dest from pool record p; agg (may be NULL) is the
+/* Sends a reply to rank dest from pool record p, as from node `as` (this
+ * server's, or the target's for a split answer); agg (may be NULL) is the
  * edge slot whose data the reply's iov reads. */
-static void prec_post(struct arm_server *s, srv_prec_t *p, int dest, uint64_t req_id,
-                      int64_t value, arm_status_t status, const arm_net_iov_t *iov,
-                      size_t iovcnt, size_t bytes, srv_slot_t *agg)
+static void prec_post_as(struct arm_server *s, srv_prec_t *p, int as, int dest,
+                         uint64_t req_id, int64_t value, arm_status_t status,
+                         const arm_net_iov_t *iov, size_t iovcnt, size_t bytes,
+                         srv_slot_t *agg)
 {
     srv_rec_t *rec = &p->rec;
     memset(&rec->rep, 0, sizeof rec->rep);
@@ -58,9 +60,10 @@ static void prec_post(struct arm_server *s, srv_prec_t *p, int dest, uint64_t re
     rec->rep.value = value;
     rec->rep.status = status;
     rec->rep.len = (uint32_t)bytes;
-    rec->rep.node = s->p.node;
-    /* The origin's forwarded writes served here ride along (decision 078). */
-    rec->rep.credits = srv_fack_take(s, dest);
+    rec->rep.node = as;
+    /* The origin's forwarded writes served here ride along (decision 078);
+     * an answer on another node's behalf carries none of this node's. */
+    rec->rep.credits = as == s->p.node ? srv_fack_take(s, dest) : 0;
     rec->busy = 1;
     p->dest = dest;
     p->agg = agg;
@@ -80,6 +83,13 @@ static void prec_post(struct arm_server *s, srv_prec_t *p, int dest, uint64_t re
         arm_log(ARM_LOG_ERROR, "server", "reply to rank %d failed: %s", dest,
                 arm_status_str(st));
     pool_put(s, p);
+}
+
+static void prec_post(struct arm_server *s, srv_prec_t *p, int dest, uint64_t req_id,
+                      int64_t value, arm_status_t status, const arm_net_iov_t *iov,
+                      size_t iovcnt, size_t bytes, srv_slot_t *agg)
+{
+    prec_post_as(s, p, s->p.node, dest, req_id, value, status, iov, iovcnt, bytes, agg);
 }
 
 static void prec_refuse(struct arm_server *s, srv_prec_t *p, int dest, uint64_t req_id,
@@ -222,7 +232,8 @@ static arm_status_t acc_sum(struct arm_server *s, const arm_srv_req_t *r, char *
  * plus the operands of the origins before it. */
 static int64_t comb_value(const arm_srv_req_t *r, int64_t old, int64_t prefix)
 {
-    return r->sub == ARM_SRV_FADD32 ? (int64_t)(int32_t)(old + prefix) : old + prefix;
+    int64_t v = srv_wrap_add(old, prefix);
+    return r->sub == ARM_SRV_FADD32 ? (int64_t)(int32_t)v : v;
 }
 
 /* One message to the sender of agg with every origin's value written over
@@ -235,7 +246,7 @@ static void split_send(struct arm_server *s, srv_slot_t *agg, const arm_srv_fwd_
         arm_srv_comb_t c;
         memcpy(&c, data + (size_t)i * sizeof c, sizeof c);
         int64_t v = comb_value(&ent->req, old, prefix);
-        prefix += c.operand;
+        prefix = srv_wrap_add(prefix, c.operand);
         c.operand = v;
         memcpy(data + (size_t)i * sizeof c, &c, sizeof c);
         s->stats.requests++;
@@ -273,7 +284,9 @@ static int split_answer(struct arm_server *s, srv_split_t *w)
             return 0;
         const arm_srv_comb_t *c = &w->ent[w->next++];
         p->rec.cl = NULL;
-        prec_post(s, p, c->src, c->req_id, c->operand, ARM_OK, NULL, 0, 0, NULL);
+        /* As the target would have answered, its node included (decision 047). */
+        prec_post_as(s, p, w->hdr.from_node, c->src, c->req_id, c->operand, ARM_OK, NULL, 0,
+                     0, NULL);
         s->stats.split_replies++;
     }
     return 1;
@@ -290,6 +303,12 @@ arm_status_t srv_on_split(void *arg, const arm_net_am_msg_t *msg)
         return ARM_OK;
     }
     memcpy(&h, msg->hdr, sizeof h);
+    if (!s->p.topo || h.from_node < 0 || h.from_node >= s->p.topo->nnodes) {
+        arm_log(ARM_LOG_ERROR, "server", "split answer from node %d, not in the job: dropped",
+                h.from_node);
+        s->stats.refusals_lost += h.nent;
+        return ARM_OK;
+    }
     if ((size_t)h.nent * sizeof(arm_srv_comb_t) != msg->data_len) {
         arm_log(ARM_LOG_ERROR, "server", "split answer from node %d of %u origins carries %zu "
                 "bytes: dropped", h.from_node, h.nent, msg->data_len);
@@ -304,7 +323,8 @@ arm_status_t srv_on_split(void *arg, const arm_net_am_msg_t *msg)
     w->hdr = h;
     w->next = 0;
     w->link = NULL;
-    memcpy(w->ent, msg->data, msg->data_len);
+    if (msg->data_len)   /* no data: no buffer either */
+        memcpy(w->ent, msg->data, msg->data_len);
     if (!s->splits && split_answer(s, w)) {
         free(w);
         return ARM_OK;
@@ -387,7 +407,7 @@ static int serve_combined(struct arm_server *s, srv_slot_t *agg, const arm_srv_f
             prec_post(s, p, c.src, c.req_id, val, ARM_OK, NULL, 0, 0, NULL);
         else
             prec_refuse(s, p, c.src, c.req_id, st, why);
-        prefix += c.operand;
+        prefix = srv_wrap_add(prefix, c.operand);
     }
     return 1;
 }
@@ -496,7 +516,19 @@ int srv_fwd_serve(struct arm_server *s, srv_slot_t *sl)
             break;
         }
         int dst = srv_target_node(s, &ent.req);
-        if (dst >= 0 && dst != s->p.node) {
+        if (ent.req.src < 0 || ent.req.src >= s->p.nproc) {
+            /* No origin to serve it for or to answer: a broken peer server. */
+            arm_log(ARM_LOG_ERROR, "server", "forwarded request from node %d names origin "
+                    "rank %d, not in the job: dropped", sl->cl->node, ent.req.src);
+            s->stats.refusals_lost++;
+        } else if (ent.ncomb && !srv_fwd_comb_ok(&ent.req, ent.dlen, ent.ncomb)) {
+            /* Not one a server makes: its origins' records cannot be trusted. */
+            arm_log(ARM_LOG_ERROR, "server", "forwarded %s entry from node %d claims %u "
+                    "combined origins in %u bytes: dropped", srv_handler_of(ent.req.op)
+                    ? srv_handler_of(ent.req.op)->name : "unknown", sl->cl->node, ent.ncomb,
+                    ent.dlen);
+            s->stats.refusals_lost += ent.ncomb;
+        } else if (dst >= 0 && dst != s->p.node) {
             char why[SRV_WHY_MAX];
             arm_status_t st = srv_fwd_add_ent(s, dst, &ent.req, ent.ncomb, data, ent.dlen, why);
             if (st == ARM_INPROGRESS)

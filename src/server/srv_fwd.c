@@ -92,6 +92,13 @@ void srv_fwd_fini(struct arm_server *s)
     s->precs = NULL;
 }
 
+/* The edge slots a neighbour holds for this server: its credits at start,
+ * and the most it can ever hold. */
+static int edge_credits(const struct arm_server *s)
+{
+    return s->p.edge_slots > 0 ? s->p.edge_slots : (s->p.slots > 0 ? s->p.slots : 1);
+}
+
 /* The edge to the i-th neighbour and its buffers. */
 static srv_oedge_t *oedge_make(struct arm_server *s, int i)
 {
@@ -113,7 +120,7 @@ static srv_oedge_t *oedge_make(struct arm_server *s, int i)
         if (!s->p.lazy_clients)
             memset(e->buf[b].data, 0, s->edge_cap);
     }
-    e->credits = s->p.edge_slots > 0 ? s->p.edge_slots : (s->p.slots > 0 ? s->p.slots : 1);
+    e->credits = edge_credits(s);
     s->stats.buffer_bytes += SRV_OBUFS * s->edge_cap;
     s->stats.edges_out++;
     s->oedges[i] = e;
@@ -232,6 +239,8 @@ enum { COMB_NONE = 0, COMB_FADD, COMB_ACC };
 
 static int comb_kind(const arm_srv_req_t *r, size_t dlen, uint32_t ncomb)
 {
+    if (ncomb && dlen != (size_t)ncomb * sizeof(arm_srv_comb_t))
+        return COMB_NONE;
     if (r->op == ARM_SRV_RMW && (r->sub == ARM_SRV_FADD32 || r->sub == ARM_SRV_FADD64))
         return COMB_FADD;
     if (r->op == ARM_SRV_ACC && (r->sub == ARM_ACC_INT || r->sub == ARM_ACC_LNG) &&
@@ -297,7 +306,7 @@ static int combine(struct arm_server *s, srv_obuf_t *b, const arm_srv_req_t *r, 
     for (uint32_t i = 0; i < have + add; i++) {
         arm_srv_comb_t c;
         memcpy(&c, d + (size_t)i * sizeof c, sizeof c);
-        sum += c.operand;
+        sum = srv_wrap_add(sum, c.operand);
     }
     last.req.operand = sum;
     last.ncomb = have + add;
@@ -314,6 +323,11 @@ static void mark_dirty(struct arm_server *s, srv_oedge_t *e)
     e->dirty = 1;
     e->dnext = s->dirty;
     s->dirty = e;
+}
+
+int srv_fwd_comb_ok(const arm_srv_req_t *r, size_t dlen, uint32_t ncomb)
+{
+    return comb_kind(r, dlen, ncomb) != COMB_NONE;
 }
 
 arm_status_t srv_fwd_add_ent(struct arm_server *s, int dst, const arm_srv_req_t *r,
@@ -409,6 +423,13 @@ arm_status_t srv_on_credit(void *arg, const arm_net_am_msg_t *msg)
     if (!e) {
         arm_log(ARM_LOG_ERROR, "server", "credits from node %d, never sent to, ignored",
                 h.from_node);
+        return ARM_OK;
+    }
+    if (h.credits > (uint32_t)(edge_credits(s) - e->credits)) {
+        /* More than it holds of ours: a broken peer. Taken, the next
+         * messages would overrun its slots. */
+        arm_log(ARM_LOG_ERROR, "server", "%u credits from node %d, which holds %d of this "
+                "server's slots: ignored", h.credits, h.from_node, edge_credits(s) - e->credits);
         return ARM_OK;
     }
     e->credits += (int)h.credits;

@@ -80,7 +80,7 @@ static arm_status_t h_put(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
         return ARM_ERR_INVALID_ARG;
     if (r->len > sl->dlen)
         return bad(out, "put of %u bytes carries %u", r->len, sl->dlen);
-    if (p != sl->dptr)
+    if (r->len && p != sl->dptr)   /* no payload: no buffer either */
         memcpy(p, sl->dptr, r->len);
     return ARM_OK;
 }
@@ -203,7 +203,7 @@ static arm_status_t h_segwrite(struct arm_server *s, srv_slot_t *sl, srv_out_t *
         st = acc_lock_of(s, r->target, &lock, out);
     if (st != ARM_OK)
         return st;
-    const char *data = sl->dptr + arm_srv_seg_data_off(r->nseg);
+    const char *data = sl->dptr ? sl->dptr + arm_srv_seg_data_off(r->nseg) : NULL;
     if (lock)
         arm_acc_lock(lock, s->p.acc_stride, ARM_ACC_ALL);
     size_t off = 0;
@@ -346,6 +346,9 @@ static arm_status_t mutex_of(struct arm_server *s, srv_slot_t *sl, arm_shm_mutex
 {
     char *p = srv_addr(s, sl->req.raddr, sizeof(arm_shm_mutex_t), out->why);
     *m = (arm_shm_mutex_t *)(void *)p;
+    if (p && sl->req.raddr % _Alignof(arm_shm_mutex_t))
+        return bad(out, "mutex address %#llx is not %zu-byte aligned",
+                   (unsigned long long)sl->req.raddr, (size_t)_Alignof(arm_shm_mutex_t));
     return p ? ARM_OK : ARM_ERR_INVALID_ARG;
 }
 
@@ -422,7 +425,7 @@ static arm_status_t h_fence(struct arm_server *s, srv_slot_t *sl, srv_out_t *out
 static arm_status_t h_batch(struct arm_server *s, srv_slot_t *sl, srv_out_t *out)
 {
     const arm_srv_req_t *r = &sl->req;
-    const char *p = sl->dptr, *end = sl->dptr + sl->dlen;
+    const char *p = sl->dptr, *end = p ? p + sl->dlen : p;   /* no payload: no buffer */
     out->reply = (r->sub & 1) != 0;
     if (srv_acc_waits(s, r, sl->dptr, sl->dlen))
         return ARM_INPROGRESS;   /* before any entry is applied */
@@ -450,7 +453,9 @@ static arm_status_t h_batch(struct arm_server *s, srv_slot_t *sl, srv_out_t *out
         } else {
             return bad(out, "batch entry %u has operation %d", i, e.op);
         }
-        p += (e.len + 7) & ~(size_t)7;
+        /* The last entry's padding may be missing: never step past the end. */
+        size_t step = (e.len + 7) & ~(size_t)7;
+        p += step < (size_t)(end - p) ? step : (size_t)(end - p);
     }
     return ARM_OK;
 }

@@ -17,6 +17,13 @@
 #include "server/srv_xport.h"
 #include "topo/arm_topo.h"
 
+/* Sums of fetch-and-add operands wrap as the atomic itself does (two's
+ * complement), without the undefined overflow of int64_t arithmetic. */
+static inline int64_t srv_wrap_add(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 /* DEFERRED: a large put whose data the transport still holds; it is
  * received straight into its destination once it reaches the head. */
 enum { SLOT_FREE = 0, SLOT_RECEIVING, SLOT_READY, SLOT_REPLYING, SLOT_DEFERRED };
@@ -266,6 +273,9 @@ int srv_acc_waits(const struct arm_server *s, const arm_srv_req_t *r, const char
 size_t srv_edge_cap(const arm_server_params_t *p);
 /* The records of clients and incoming edges (eager: all, now). */
 arm_status_t srv_clients_init(struct arm_server *s);
+/* Gives back the transport buffers requests still hold (before the
+ * transport ends: arm_server_stop, srv_destroy). */
+void srv_clients_release(struct arm_server *s);
 void srv_clients_fini(struct arm_server *s);
 void srv_client_free(srv_client_t *cl);
 /* The client record of rank (made now with lazy_clients), NULL when rank
@@ -290,6 +300,9 @@ int srv_target_node(const struct arm_server *s, const arm_srv_req_t *r);
 arm_status_t srv_fwd_add(struct arm_server *s, int dst, const arm_srv_req_t *r,
                          const void *data, size_t dlen, char *why);
 /* The same for a forwarded entry, which may carry ncomb combined origins. */
+/* Whether a combined entry of ncomb origins (dlen bytes of their records)
+ * is one a server makes: fetch-and-adds, or one-int accumulates. */
+int srv_fwd_comb_ok(const arm_srv_req_t *r, size_t dlen, uint32_t ncomb);
 arm_status_t srv_fwd_add_ent(struct arm_server *s, int dst, const arm_srv_req_t *r,
                              uint32_t ncomb, const void *data, size_t dlen, char *why);
 /* Sends every outgoing buffer that is filling and has a credit; non-zero

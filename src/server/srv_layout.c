@@ -305,8 +305,33 @@ arm_status_t srv_clients_init(struct arm_server *s)
     return eager_init(s, &l);
 }
 
+/* A request still waiting at the end (behind a lock never released) may
+ * hold the transport's buffer or an unreceived rendezvous: given back. */
+static void client_release(srv_client_t *cl)
+{
+    for (int i = 0; cl && cl->slots && i <= cl->nslots; i++) {
+        srv_slot_t *sl = &cl->slots[i];
+        if (sl->kept || sl->state == SLOT_DEFERRED) {
+            cl->srv->x->release(cl->srv->xctx, &sl->rmsg);
+            sl->kept = 0;
+            sl->state = SLOT_FREE;
+        }
+    }
+}
+
+void srv_clients_release(struct arm_server *s)
+{
+    for (int r = 0; s->clients && r < s->nclients; r++)
+        client_release(s->clients[r]);
+    for (size_t i = 0; s->ltab && i < s->lcap; i++)
+        client_release(s->ltab[i]);
+    for (int e = 0; s->edges && e < s->nedges; e++)
+        client_release(s->edges[e]);
+}
+
 void srv_clients_fini(struct arm_server *s)
 {
+    srv_clients_release(s);
     for (int r = 0; s->clients && r < s->nclients; r++)
         srv_client_free(s->clients[r]);
     for (size_t i = 0; i < s->lcap; i++)

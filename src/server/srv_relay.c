@@ -143,11 +143,15 @@ arm_status_t srv_reply(struct arm_server *s, int rank, const void *hdr, size_t h
                        const arm_net_iov_t *iov, size_t iovcnt, unsigned flags,
                        arm_net_comp_t *comp)
 {
+    /* No such client (the origin named by a malformed forwarded request):
+     * nothing is sent, and the caller logs it. */
+    if (rank < 0 || rank >= s->p.nproc)
+        return ARM_ERR_INVALID_ARG;
     /* Straight when there is no topology, when this node is the client's
      * first hop (the client talks to it), or when the transport reaches the
      * client anyway (eager, or it connected here too) and edges do not
      * bind. */
-    if (!s->p.topo || rank < 0 || rank >= s->p.nproc ||
+    if (!s->p.topo ||
         back_hop(s, s->p.node_of[rank]) == s->p.node_of[rank] ||
         (!s->p.bound_replies && (!s->x->reachable || s->x->reachable(s->xctx, rank))))
         return send_straight(s, rank, hdr, hdr_len, iov, iovcnt, flags, comp);
@@ -188,7 +192,8 @@ arm_status_t srv_on_relay(void *arg, const arm_net_am_msg_t *msg)
         return ARM_OK;
     }
     memcpy(&h, msg->hdr, sizeof h);
-    if (h.rank < 0 || h.rank >= s->p.nproc || h.rep_len > msg->data_len) {
+    if (h.rank < 0 || h.rank >= s->p.nproc || h.rep_len != sizeof(arm_srv_rep_t) ||
+        h.rep_len > msg->data_len) {
         arm_log(ARM_LOG_ERROR, "server", "relayed answer from node %d malformed", h.from_node);
         s->x->release(s->xctx, msg);
         return ARM_OK;
@@ -202,7 +207,8 @@ arm_status_t srv_on_relay(void *arg, const arm_net_am_msg_t *msg)
     arm_net_comp_init(&r->comp, relay_arrived, r);
     if (!msg->rndv) {
         /* Eager data is the transport's until the handler returns. */
-        memcpy(r->data, msg->data, msg->data_len);
+        if (msg->data_len)
+            memcpy(r->data, msg->data, msg->data_len);
         relay_arrived(&r->comp);
         return ARM_OK;
     }

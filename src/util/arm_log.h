@@ -6,6 +6,7 @@
 #include <stdarg.h>
 
 typedef enum arm_log_level {
+    ARM_LOG_OFF = -1,   /* nothing, not even errors (the fuzzer's setting) */
     ARM_LOG_ERROR = 0, ARM_LOG_WARN = 1, ARM_LOG_INFO = 2, ARM_LOG_DEBUG = 3
 } arm_log_level_t;
 
