@@ -15,8 +15,10 @@
  * - fetch-and-adds of 1 to one counter per target, combined or not, hand
  *   out each value exactly once, 0 .. k-1, and leave k;
  * - one-long accumulates of 1 (combined where they meet) leave their count;
- * - every get, fetch-and-add and fence is answered, with status OK, by its
- *   target's node; no write is refused;
+ * - a mutex of each target is held by one rank at a time, and every lock
+ *   request is granted once the holders let go;
+ * - every get, fetch-and-add, fence and lock is answered, with status OK, by
+ *   its target's node; no write is refused;
  * - once the network is quiet every put has landed.
  *
  * Configurations: MFCG 3 x 3, CFCG 2 x 2 x 2 with 7 nodes, hypercube of 8
@@ -45,6 +47,7 @@
 #define MEM 1024
 #define FADD_OFF 512
 #define ACC_OFF 520
+#define LOCK_OFF 600
 #define MAX_STEPS 400
 #define MAX_FADD 512
 
@@ -71,6 +74,7 @@ typedef struct world {
     client_t cl[NMAX];
     uint64_t next_id;
     int nfadd[NMAX], nacc[NMAX];
+    int holder[NMAX];            /* per target: the rank holding its mutex, -1 */
     unsigned char seen[NMAX][MAX_FADD];
     long failed;
     char why[FUZZ_WHY];
@@ -119,13 +123,20 @@ static int issue(world_t *w, int o, int t, int kind)
     switch (kind) {
     case 0:   /* put of the next value of o's word at t */
     case 1:   /* one-long accumulate of 1 */
-        if (c->credits[hop] <= 0)
+    case 6:   /* unlock of t's mutex, which o holds */
+        if (c->credits[hop] <= 0 || (kind == 6 && w->holder[t] != o))
             return 0;
         c->credits[hop]--;
         r.req_id |= ARM_SRV_REQ_NOREPLY;
         r.len = 8;
         dlen = 8;
-        if (kind == 0) {
+        if (kind == 6) {
+            r.op = ARM_SRV_UNLOCK;
+            r.raddr = addr(w, t, LOCK_OFF);
+            r.len = 0;
+            dlen = 0;
+            w->holder[t] = -1;   /* the next grant can only follow this */
+        } else if (kind == 0) {
             r.op = ARM_SRV_PUT;
             r.raddr = addr(w, t, 8 * (size_t)o);
             data = c->last_put[t] = ((long long)o << 32) | ++c->nput;
@@ -139,10 +150,13 @@ static int issue(world_t *w, int o, int t, int kind)
             w->nacc[t]++;
         }
         break;
-    default:  /* blocking: get, fetch-and-add, fence */
-        if (c->sync_id)
+    default:  /* blocking: get, fetch-and-add, fence, lock */
+        if (c->sync_id || (kind == 5 && w->holder[t] == o))
             return 0;
-        r.op = (uint8_t)(kind == 2 ? ARM_SRV_GET : kind == 3 ? ARM_SRV_RMW : ARM_SRV_FENCE);
+        r.op = (uint8_t)(kind == 2 ? ARM_SRV_GET : kind == 3 ? ARM_SRV_RMW
+                         : kind == 5 ? ARM_SRV_LOCK : ARM_SRV_FENCE);
+        if (kind == 5)
+            r.raddr = addr(w, t, LOCK_OFF);
         if (kind == 2) {
             r.raddr = addr(w, t, 8 * (size_t)o);
             r.len = 8;
@@ -209,6 +223,10 @@ static void answer(world_t *w, int o, const srv_fake_sent_t *m)
         if (m->len != 8 || got != c->sync_want)
             fail(w, "rank %d's get of its word at %d returned %#llx (%zu bytes), its last "
                  "put there was %#llx", o, t, got, m->len, c->sync_want);
+    } else if (c->sync_op == ARM_SRV_LOCK) {
+        if (w->holder[t] >= 0)
+            fail(w, "rank %d was granted %d's mutex, which rank %d holds", o, t, w->holder[t]);
+        w->holder[t] = o;
     } else if (c->sync_op == ARM_SRV_RMW) {
         long long v = rep.value;
         if (v < 0 || v >= w->nfadd[t] || w->seen[t][v])
@@ -281,6 +299,7 @@ static long run_one(const uint8_t *data, size_t size, char *why, size_t whylen)
         exit(2);
     }
     for (int r = 0; r < w->n; r++) {
+        w->holder[r] = -1;
         w->node_of[r] = r;
         w->lockp[r] = &w->locks[r];
         for (int k = 0; k < w->n; k++)
@@ -310,7 +329,7 @@ static long run_one(const uint8_t *data, size_t size, char *why, size_t whylen)
         case 0: case 1: case 2: case 3: {
             /* Skewed toward one target: contention and combining. */
             int o = a % w->n, t = (c >> 3) & 1 ? 0 : (a >> 4) % w->n;
-            issue(w, o, t, (c >> 4) % 5);
+            issue(w, o, t, (c >> 4) % 7);
             break;
         }
         case 4: case 5:
@@ -324,8 +343,15 @@ static long run_one(const uint8_t *data, size_t size, char *why, size_t whylen)
             break;
         }
     }
-    for (int r = 0; r < 10000 && quiet_round(w); r++)
-        ;
+    /* Holders let go, and the waiting are granted in turn. */
+    for (int round = 0; round < 10000; round++) {
+        int moved = quiet_round(w);
+        for (int t = 0; t < w->n; t++)
+            if (w->holder[t] >= 0 && issue(w, w->holder[t], t, 6))
+                moved = 1;
+        if (!moved)
+            break;
+    }
     /* The end state against the model. */
     for (int o = 0; o < w->n; o++) {
         if (w->cl[o].sync_id)
