@@ -372,12 +372,10 @@ static int serve_combined(struct arm_server *s, srv_slot_t *agg, const arm_srv_f
     int is_acc = ent->req.op == ARM_SRV_ACC;
     if (is_acc && srv_acc_waits(s, &ent->req, data, ent->dlen))
         return 0;   /* an origin holds the target's accumulate lock */
-    arm_status_t st = ARM_ERR_INVALID_ARG;
-    if (ent->dlen != ent->ncomb * sizeof(arm_srv_comb_t) ||
-        (is_acc && ent->req.sub != ARM_ACC_INT && ent->req.sub != ARM_ACC_LNG)) {
-        snprintf(why, sizeof why, "combined %s of %u origins carries %u bytes",
-                 is_acc ? "accumulate" : "fetch-and-add", ent->ncomb, ent->dlen);
-    } else if (is_acc) {
+    /* srv_fwd_serve let only well-formed combined entries through
+     * (srv_fwd_comb_ok): the kind, the type and the records' bytes hold. */
+    arm_status_t st;
+    if (is_acc) {
         st = acc_sum(s, &ent->req, why);
     } else {
         srv_slot_t v;
