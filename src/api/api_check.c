@@ -1,6 +1,7 @@
 /* The argument checks of the api layer that take more than a compare or
  * two: accumulate types and sizes, strided descriptors (including
  * overlapping destinations, decision 031) and vector descriptors. */
+#include <stdint.h>
 #include <stdlib.h>
 #include "api/api_check.h"
 #include "armci.h"
@@ -28,13 +29,20 @@ static int cmp_offset(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Rows beyond which a layout that does not nest is not sorted (8 MiB of
+ * offsets): only the count of bytes against the span is compared then. */
+#define OVERLAP_ROWS_MAX (1u << 20)
+
 /* The exact test for layouts that do not nest: every row's offset, sorted;
  * rows overlap when two offsets are closer than a row. */
 static int rows_overlap(const int *stride, const int *count, int levels)
 {
     size_t rows = 1;
-    for (int i = 1; i <= levels; i++)
+    for (int i = 1; i <= levels; i++) {
+        if ((size_t)count[i] > OVERLAP_ROWS_MAX / rows)
+            return 0;
         rows *= (size_t)count[i];
+    }
     size_t *off = malloc(rows * sizeof *off);
     if (!off)
         return 0;   /* no memory to look: each row is still copied as given */
@@ -58,8 +66,9 @@ static int rows_overlap(const int *stride, const int *count, int levels)
 /* Stops when two rows of a strided destination share a byte: what such a
  * put or accumulate leaves would depend on the order the rows are written,
  * which the pipelined and server paths do not fix. Layouts that nest (each
- * stride at least the extent below it) pass in O(levels); others are
- * checked exactly. */
+ * stride at least the extent below it) pass in O(levels), and so does one
+ * with more bytes than its span holds (it overlaps); others are checked
+ * exactly up to OVERLAP_ROWS_MAX rows. The extents fit a size_t here. */
 static void dst_overlap(const char *call, const char *arg, const int *stride,
                         const int *count, int levels)
 {
@@ -74,7 +83,10 @@ static void dst_overlap(const char *call, const char *arg, const int *stride,
         }
         ext += (size_t)stride[i] * (size_t)(count[i + 1] - 1);
     }
-    if (nested || !rows_overlap(stride, count, levels))
+    if (nested)
+        return;
+    if (arm_strided_bytes(levels, count) <= arm_strided_extent(levels, count, stride) &&
+        !rows_overlap(stride, count, levels))
         return;
     arm_fatal(call, "argument '%s[%d]' = %d: rows of the destination overlap (count[0] = %d "
               "bytes per row; decision 031)", arg, first_bad, stride[first_bad], count[0]);
@@ -100,11 +112,24 @@ void api_strided(const char *call, const void *src, const int *src_stride, const
             arm_fatal(call, "argument '%s[%d]' = %d is negative",
                       src_stride[i] < 0 ? "src_stride_ar" : "dst_stride_ar", i,
                       src_stride[i] < 0 ? src_stride[i] : dst_stride[i]);
-    if (arm_strided_bytes(levels, count) > 0) {
+    size_t bytes = arm_strided_bytes(levels, count);
+    if (bytes > 0) {
         if (!src)
             arm_fatal(call, "argument 'src_ptr' is NULL");
         if (!dst)
             arm_fatal(call, "argument 'dst_ptr' is NULL");
+        /* Beyond a size_t no memory holds it; the sums and products the
+         * paths make would wrap. */
+        if (bytes == SIZE_MAX)
+            arm_fatal(call, "argument 'count': the product of count[0..%d] is more bytes than "
+                      "memory can hold", levels);
+        if (arm_strided_extent(levels, count, src_stride) == SIZE_MAX ||
+            arm_strided_extent(levels, count, dst_stride) == SIZE_MAX) {
+            const char *arg = arm_strided_extent(levels, count, src_stride) == SIZE_MAX
+                ? "src_stride_ar" : "dst_stride_ar";
+            arm_fatal(call, "argument '%s': with count it spans more bytes than memory can hold",
+                      arg);
+        }
         dst_overlap(call, "dst_stride_ar", dst_stride, count, levels);
     }
 }

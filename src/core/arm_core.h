@@ -271,13 +271,13 @@ static inline arm_slice_t *arm_reg_lookup(int proc, uintptr_t addr, size_t len)
     /* The symmetric heap: the target's heap base and the offset, no search. */
     if (arm_core.sym_slice) {
         s = &arm_core.sym_slice[proc];
-        if (addr - s->base < s->len && addr - s->base + len <= s->len)
+        if (addr - s->base < s->len && len <= s->len - (addr - s->base))
             return s;
     }
     if (ix->n == 0)
         return NULL;
     s = &ix->slices[atomic_load_explicit(&ix->last, memory_order_relaxed)];
-    if (addr >= s->base && addr - s->base < s->len && addr - s->base + len <= s->len)
+    if (addr >= s->base && addr - s->base < s->len && len <= s->len - (addr - s->base))
         return s;
     int lo = 0, hi = ix->n - 1;
     while (lo <= hi) {
@@ -288,7 +288,7 @@ static inline arm_slice_t *arm_reg_lookup(int proc, uintptr_t addr, size_t len)
         else if (addr - s->base >= s->len)
             lo = mid + 1;
         else {
-            if (addr - s->base + len > s->len)
+            if (len > s->len - (addr - s->base))   /* never wraps */
                 return NULL;
             atomic_store_explicit(&ix->last, mid, memory_order_relaxed);
             return s;

@@ -204,6 +204,8 @@ void arm_op_vector(const char *call, int op, int type, const void *scale,
     for (int d = 0; d < iov_len; d++) {
         size_t n = (size_t)iov[d].bytes;
         int segs = iov[d].ptr_array_len;
+        if (n == 0 || segs <= 0)
+            continue;   /* nothing moves: its pointers are not looked at */
         if (!shm) {
             arm_remote_vector(call, op, type, scale, (const void *const *)iov[d].src_ptr_array,
                               iov[d].dst_ptr_array, segs, n, proc);

@@ -62,7 +62,7 @@ static int mpi_ibarrier_test(void *ctx)
 }
 
 /* The request buffers: every size derives from the slot size in force. */
-static arm_status_t alloc_state(const arm_core_t *c)
+arm_status_t arm_rem_state_alloc(const arm_core_t *c)
 {
     size_t nn = (size_t)c->nnodes;
     arm_rc.credits = calloc(nn, sizeof *arm_rc.credits);
@@ -346,7 +346,7 @@ arm_status_t arm_remote_init(arm_core_t *c)
     arm_path_settings_init(&arm_rc.ps, arm_rc.slot_size, sizeof(arm_srv_batch_ent_t));
     if (arm_rc.mt)   /* another thread's request could queue behind the acc lock */
         arm_rc.ps.acc_mode = ARM_ACC_SERVER;
-    if ((st = alloc_state(c)) != ARM_OK)
+    if ((st = arm_rem_state_alloc(c)) != ARM_OK)
         return st;
     topo_setup(c);
     st = arm_net_am_set_handler(arm_rc.w, ARM_SRV_AM_REP, arm_rem_on_reply, NULL);

@@ -276,6 +276,11 @@ static inline arm_path_t arm_rem_path(arm_path_family_t fam, size_t n, int node)
 
 #define COUNT(op, path, n) ARM_COUNT(op, path, n)
 
+/* remote_init.c: the client's per-node arrays and its pool of requests,
+ * for c's nodes, with arm_rc.slot_size and ARMADA_SERVER_SLOTS in force
+ * (the fuzz driver of the answers makes its client with it too). */
+arm_status_t arm_rem_state_alloc(const arm_core_t *c);
+
 /* remote_wait.c */
 void arm_rem_wake_sleepers(void);
 int arm_rem_wait_step(int *idle, double *since, int sleep_ms);

@@ -11,7 +11,7 @@
  * transport's for an eager reply), goes where each segment belongs. */
 static void unpack_reply(rop_t *op)
 {
-    if (op->req.op == ARM_SRV_GETSEG) {
+    if ((op->req.op & (uint8_t)~ARM_SRV_SYNC) == ARM_SRV_GETSEG) {
         const char *from = op->rdata;
         for (int i = 0; i < op->nseg; i++) {
             uint64_t len = op->tab[i].len;
@@ -63,12 +63,70 @@ static _Noreturn void refused(const arm_srv_rep_t *rep, const arm_net_am_msg_t *
         n = sizeof reason - 1;
     memcpy(reason, msg->data, n);
     reason[n] = '\0';
+    for (size_t i = 0; i < n; i++)   /* a server's text, not a terminal's commands */
+        if ((unsigned char)reason[i] < 0x20 || (unsigned char)reason[i] > 0x7e)
+            reason[i] = '?';
     if (!n)
         snprintf(reason, sizeof reason, "%s", arm_status_str((arm_status_t)rep->status));
     if (!call)
         arm_fatal("ARMCI", "the server of node %d refused a request: %s", rep->node, reason);
     arm_fatal(call, "argument '%s': the server of node %d (rank %d) refused the request: %s",
               arg, rep->node, target, reason);
+}
+
+/* Credits from node's server come back to this process, never more than
+ * the slots it holds there (arm_rc.credits would then let requests go that
+ * the server must refuse, and a fence that waits for every credit to be
+ * home would wait for good). From a node reached through another server,
+ * credits counts this process's forwarded writes served there (decision
+ * 078), never more than were sent. */
+static void take_credits(const arm_srv_rep_t *rep)
+{
+    const int n = rep->node;
+    uint64_t room;
+    if (arm_rc.hop[n] == n) {
+        const int slots = arm_config.server_slots > 0 ? (int)arm_config.server_slots : 1;
+        room = arm_rc.credits[n] < slots ? (uint64_t)(slots - arm_rc.credits[n]) : 0;
+    } else {
+        room = arm_rc.fwd_sent[n] - arm_rc.fwd_acked[n];
+    }
+    uint32_t c = rep->credits;
+    if (c > room) {
+        arm_log(ARM_LOG_ERROR, "remote", "the server of node %d returned %u credits, %llu "
+                "outstanding: the rest ignored", n, c, (unsigned long long)room);
+        c = (uint32_t)room;
+    }
+    if (arm_rc.hop[n] == n)
+        arm_rc.credits[n] += (int)c;
+    else
+        arm_rc.fwd_acked[n] += c;
+}
+
+/* The bytes a segmented get's table asks for: what unpack_reply scatters. */
+static size_t seg_total(const rop_t *op)
+{
+    size_t total = 0;
+    for (int i = 0; i < op->nseg; i++) {
+        uint64_t len = op->tab[i].len;
+        if (len & ARM_SRV_SEG_RUN)
+            len = (len & ~ARM_SRV_SEG_RUN) * op->tab[++i].len;
+        total += len;
+    }
+    return total;
+}
+
+/* The payload an answer to op carries: a get's bytes, a segmented get's
+ * (its table's), a registration's key (any length up to a slot), nothing
+ * for the rest. */
+#define ANY_LEN ((size_t)-1)
+static size_t answer_len(const rop_t *op)
+{
+    switch (op->req.op & (uint8_t)~ARM_SRV_SYNC) {
+    case ARM_SRV_GET:    return op->req.len;
+    case ARM_SRV_GETSEG: return seg_total(op);
+    case ARM_SRV_REG:    return ANY_LEN;
+    default:             return 0;
+    }
 }
 
 arm_status_t arm_rem_on_reply(void *arg, const arm_net_am_msg_t *msg)
@@ -82,14 +140,8 @@ arm_status_t arm_rem_on_reply(void *arg, const arm_net_am_msg_t *msg)
         return ARM_OK;
     }
     memcpy(&rep, msg->hdr, sizeof rep);
-    /* From a node reached through another server, credits counts this
-     * process's forwarded writes served there (decision 078). */
-    if (rep.node >= 0 && rep.node < arm_core.nnodes) {
-        if (arm_rc.hop[rep.node] == rep.node)
-            arm_rc.credits[rep.node] += (int)rep.credits;
-        else
-            arm_rc.fwd_acked[rep.node] += rep.credits;
-    }
+    if (rep.node >= 0 && rep.node < arm_core.nnodes)
+        take_credits(&rep);
     if (rep.req_id & ARM_SRV_REQ_NOREPLY) {
         /* Answered only when refused (an older server may answer anyway). */
         if (rep.status < 0) {
@@ -106,13 +158,38 @@ arm_status_t arm_rem_on_reply(void *arg, const arm_net_am_msg_t *msg)
             refused(&rep, msg, NULL, NULL, -1);
         return ARM_OK;
     }
-    rop_t *op = &arm_rc.ops[rep.req_id & 0xff];
-    if (op->req.req_id == rep.req_id && !op->replied && rep.status < 0)
-        refused(&rep, msg, op->call, arm_rem_arg_name(op->req.op), op->req.target);
-    if (op->req.req_id != rep.req_id || op->replied) {
+    /* The low byte names the op (arm_rem_set_req_id); the rest must match
+     * the request it is waiting for. */
+    const unsigned idx = (unsigned)(rep.req_id & 0xff);
+    rop_t *op = idx < OP_POOL ? &arm_rc.ops[idx] : NULL;
+    if (!op || !op->busy || !op->want_reply || op->req.req_id != rep.req_id || op->replied) {
         arm_log(ARM_LOG_ERROR, "remote", "reply for an unknown request %#llx",
                 (unsigned long long)rep.req_id);
         return ARM_OK;
+    }
+    if (rep.status < 0)
+        refused(&rep, msg, op->call, arm_rem_arg_name(op->req.op), op->req.target);
+    /* Its node is the target's, whichever servers carried it (decisions
+     * 047 and 093): from another node its credits were counted wrong. */
+    if (rep.node != op->node)
+        arm_fatal(op->call ? op->call : "ARMCI", "argument '%s': the request to rank %d (node "
+                  "%d) was answered by node %d", arm_rem_arg_name(op->req.op), op->req.target,
+                  op->node, rep.node);
+    /* An answer that does not carry what the request asked for cannot
+     * complete it: copied, it would write past the caller's buffer. */
+    const size_t want = answer_len(op);
+    if ((want != ANY_LEN ? rep.len != want : rep.len > arm_rc.slot_size) ||
+        msg->data_len != rep.len)
+    {
+        const char *call = op->call ? op->call : "ARMCI";
+        if (want == ANY_LEN)
+            arm_fatal(call, "argument '%s': the server of node %d (rank %d) answered with %u "
+                      "bytes (%zu arrived), more than a slot (ARMADA_SLOT_SIZE=%zu)",
+                      arm_rem_arg_name(op->req.op), rep.node, op->req.target, rep.len,
+                      msg->data_len, arm_rc.slot_size);
+        arm_fatal(call, "argument '%s': the server of node %d (rank %d) answered with %u bytes "
+                  "(%zu arrived) where the request asked for %zu", arm_rem_arg_name(op->req.op),
+                  rep.node, op->req.target, rep.len, msg->data_len, want);
     }
     /* Everything sent to its first hop before it is served or sent on. */
     const int hop = arm_rc.hop[op->node];

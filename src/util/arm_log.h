@@ -6,7 +6,8 @@
 #include <stdarg.h>
 
 typedef enum arm_log_level {
-    ARM_LOG_OFF = -1,   /* nothing, not even errors (the fuzzer's setting) */
+    ARM_LOG_OFF = -1,   /* nothing, not even errors or arm_fatal's message (the
+                           fuzz drivers' setting; no variable selects it) */
     ARM_LOG_ERROR = 0, ARM_LOG_WARN = 1, ARM_LOG_INFO = 2, ARM_LOG_DEBUG = 3
 } arm_log_level_t;
 

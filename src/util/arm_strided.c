@@ -1,21 +1,34 @@
 #include "util/arm_strided.h"
 
+#include <stdint.h>
+
 size_t arm_strided_extent(int levels, const int *count, const int *stride)
 {
-    if (arm_strided_bytes(levels, count) == 0)
+    /* One pass: a zero count anywhere means nothing is touched, even after
+     * a level whose span does not fit. */
+    size_t ext = (size_t)count[0], step;
+    int wraps = 0;
+    if (ext == 0)
         return 0;
-    size_t ext = (size_t)count[0];
-    for (int i = 1; i <= levels; i++)
-        if (count[i] > 0)
-            ext += (size_t)(count[i] - 1) * (size_t)stride[i - 1];
-    return ext;
+    for (int i = 1; i <= levels; i++) {
+        if (count[i] == 0)
+            return 0;
+        if (count[i] > 1 && !wraps)
+            wraps = __builtin_mul_overflow((size_t)(count[i] - 1), (size_t)stride[i - 1],
+                                           &step) || __builtin_add_overflow(ext, step, &ext);
+    }
+    return wraps ? SIZE_MAX : ext;
 }
 
 size_t arm_strided_bytes(int levels, const int *count)
 {
+    for (int i = 0; i <= levels; i++)
+        if (count[i] == 0)
+            return 0;   /* nothing to move, whatever the other counts */
     size_t n = (size_t)count[0];
     for (int i = 1; i <= levels; i++)
-        n *= (size_t)count[i];
+        if (__builtin_mul_overflow(n, (size_t)count[i], &n))
+            return SIZE_MAX;
     return n;
 }
 

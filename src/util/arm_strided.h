@@ -13,9 +13,11 @@ typedef void (*arm_strided_fn)(void *ctx, size_t src_off, size_t dst_off, size_t
 typedef void (*arm_strided_run_fn)(void *ctx, size_t src_off, size_t dst_off, size_t len,
                                    size_t n, size_t src_step, size_t dst_step);
 
-/* Bytes from the first to one past the last byte touched. */
+/* Bytes from the first to one past the last byte touched; SIZE_MAX when
+ * that does not fit a size_t (no memory holds such a span). */
 size_t arm_strided_extent(int levels, const int *count, const int *stride);
-/* Total payload bytes: count[0] * count[1] * ... * count[levels]. */
+/* Total payload bytes: count[0] * count[1] * ... * count[levels]; SIZE_MAX
+ * when the product does not fit a size_t. Counts are >= 0 (checked). */
 size_t arm_strided_bytes(int levels, const int *count);
 /* Calls fn once per contiguous piece, in order; levels whose pieces are
  * adjacent on both sides are merged into one larger piece. */

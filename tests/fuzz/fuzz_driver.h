@@ -6,12 +6,16 @@
  * that is LLVMFuzzerTestOneInput, which aborts on a failure; otherwise a
  * main() that replays the files (or directories of files) named on its command
  * line, then runs `-n N`
- * pseudo-random inputs from `-s SEED` (failing ones written to `-o DIR`),
- * `-v` tracing, and ends with "NAME: P passed, F failed". */
+ * pseudo-random inputs from `-s SEED` (failing ones written to `-o DIR`;
+ * with FUZZ_LAST=FILE set, each one written there before it runs, so that
+ * one that hangs is left there), `-v` tracing, and ends with "NAME: P
+ * passed, F failed". */
 #ifndef ARMADA_TESTS_FUZZ_DRIVER_H
 #define ARMADA_TESTS_FUZZ_DRIVER_H
 
 #include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,9 +55,50 @@ static inline void take(input_t *in, void *dst, size_t len)
 /* -v: the driver prints what it delivers and what comes back. */
 static int trace;
 
+/* arm_fatal caught: a driver whose code under test may stop the program
+ * installs fuzz_on_stop as the abort hook (arm_log_set_abort_hook) and runs
+ * each such step through fuzz_stops. */
+static jmp_buf fuzz_stop_jb;
+static int fuzz_stop_armed;
+
+static inline void fuzz_on_stop(int code)
+{
+    (void)code;
+    if (fuzz_stop_armed)
+        longjmp(fuzz_stop_jb, 1);
+    abort();
+}
+
+/* Runs fn(arg): 1 when it stopped the program (arm_fatal), 0 when it
+ * returned. */
+static inline int fuzz_stops(void (*fn)(void *), void *arg)
+{
+    fuzz_stop_armed = 1;
+    if (setjmp(fuzz_stop_jb)) {
+        fuzz_stop_armed = 0;
+        return 1;
+    }
+    fn(arg);
+    fuzz_stop_armed = 0;
+    return 0;
+}
+
 typedef long (*fuzz_run_fn)(const uint8_t *data, size_t size, char *why, size_t whylen);
 
 #define FUZZ_WHY 400
+
+/* Counts a failure; the first one's description goes to why. */
+static inline void fuzz_fail(long *failed, char *why, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static inline void fuzz_fail(long *failed, char *why, size_t len, const char *fmt, ...)
+{
+    if (!(*failed)++) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, len, fmt, ap);
+        va_end(ap);
+    }
+}
 
 #ifdef ARMADA_LIBFUZZER
 static inline int fuzz_one(const char *name, fuzz_run_fn run, const uint8_t *data, size_t size)
@@ -140,6 +185,7 @@ static inline int fuzz_main(int argc, char **argv, const char *name, fuzz_run_fn
         if (d)
             closedir(d);
     }
+    const char *last = getenv("FUZZ_LAST");   /* each generated input written there first */
     uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1;
     if (max_len > sizeof buf)
         max_len = sizeof buf;
@@ -152,6 +198,13 @@ static inline int fuzz_main(int argc, char **argv, const char *name, fuzz_run_fn
         if (k % 3 == 0)
             for (size_t i = 1; i < len; i += 1 + fuzz_next(&rng) % 96)
                 buf[i] &= 3;
+        if (last) {                 /* left behind by an input that hangs */
+            FILE *o = fopen(last, "wb");
+            if (o) {
+                fwrite(buf, 1, len, o);
+                fclose(o);
+            }
+        }
         if (!run(buf, len, why, sizeof why)) {
             passed++;
             continue;

@@ -294,6 +294,42 @@ static void test_zero_counts(void)
     unit_section("zero counts at every level: no calls, 0 bytes");
 }
 
+/* Descriptors no memory holds: the byte count and the extents saturate at
+ * SIZE_MAX instead of wrapping (decision 095); a zero count still wins. */
+static void test_saturation(void)
+{
+    int count[8], stride[7];
+    for (int i = 0; i < 8; i++)
+        count[i] = INT32_MAX;
+    for (int i = 0; i < 7; i++)
+        stride[i] = INT32_MAX;
+    CHECK(arm_strided_bytes(7, count) == SIZE_MAX, "bytes of 7 levels of 2^31: %zu",
+          arm_strided_bytes(7, count));
+    CHECK(arm_strided_extent(7, count, stride) == SIZE_MAX, "extent of 7 levels: %zu",
+          arm_strided_extent(7, count, stride));
+    /* Rows of 1 byte, 2 levels of 2^31 fit: the exact values. */
+    count[0] = 1;
+    size_t b2 = (size_t)INT32_MAX * INT32_MAX;
+    CHECK(arm_strided_bytes(2, count) == b2, "bytes of 2 levels: %zu, want %zu",
+          arm_strided_bytes(2, count), b2);
+    size_t e2 = 1 + 2 * (size_t)(INT32_MAX - 1) * INT32_MAX;
+    CHECK(arm_strided_extent(2, count, stride) == e2, "extent of 2 levels: %zu, want %zu",
+          arm_strided_extent(2, count, stride), e2);
+    /* Five terms of nearly 2^62 wrap a sum of 64 bits, though no term does. */
+    int c5[] = { 1, INT32_MAX, INT32_MAX, 1, 1, 1 };
+    int s5[] = { INT32_MAX, INT32_MAX, 1, 1, 1 };
+    c5[3] = c5[4] = c5[5] = 2;
+    s5[2] = s5[3] = s5[4] = INT32_MAX;
+    CHECK(arm_strided_extent(5, c5, s5) != SIZE_MAX, "five levels that fit: SIZE_MAX");
+    c5[3] = c5[4] = c5[5] = INT32_MAX;
+    CHECK(arm_strided_extent(5, c5, s5) == SIZE_MAX, "five terms near 2^62: %zu, not SIZE_MAX",
+          arm_strided_extent(5, c5, s5));
+    count[5] = 0;
+    CHECK(arm_strided_bytes(7, count) == 0, "a zero after an overflow: %zu bytes",
+          arm_strided_bytes(7, count));
+    unit_section("byte counts and extents beyond a size_t saturate");
+}
+
 static void test_random(int n_cases)
 {
     long by_level[ARM_MAX_STRIDE_LEVELS + 1] = { 0 };
@@ -335,6 +371,7 @@ int main(void)
 {
     test_fixed();
     test_zero_counts();
+    test_saturation();
     test_random(3000);
     printf("  %ld descriptors compared with the reference\n", cases_run);
     return unit_finish("unit.strided");
