@@ -3,7 +3,8 @@
  *
  * The bytes of one input are a program of up to 16 calls: strided put, get
  * and accumulate (blocking and non-blocking), contiguous put, get and
- * accumulate, and vector put, get and accumulate, on one ARMCI_Malloc
+ * accumulate, vector put, get and accumulate, and read-modify-write
+ * (ARMCI_Rmw: fetch-and-add and swap, int and long), on one ARMCI_Malloc
  * allocation of this rank and local buffers. Arguments are mostly folded
  * into what ARMCI allows: levels 0..7, small counts, strides that fit, the
  * remote range inside the allocation, whole elements of a valid
@@ -703,6 +704,89 @@ static int run_vector(world_t *w, input_t *in, int kind, int contig)
     return stopped;
 }
 
+/* ---- read-modify-write ---------------------------------------------------------- */
+typedef struct rcall {
+    int op, proc, value;
+    void *ploc, *prem;
+} rcall_t;
+
+static void issue_rmw(void *cv)
+{
+    rcall_t *r = cv;
+    ARMCI_Rmw(r->op, r->ploc, r->prem, r->value, r->proc);
+}
+
+static int run_rmw(world_t *w, input_t *in)
+{
+    rcall_t r;
+    uint8_t f = u8(in), g = u8(in);
+    int bend = u8(in) < 64 ? g : 0;
+    r.op = f % 4;
+    if (bend & 1)
+        r.op = (int)(int8_t)u8(in);
+    const int is_long = r.op == ARMCI_FETCH_AND_ADD_LONG || r.op == ARMCI_SWAP_LONG;
+    const size_t n = is_long ? sizeof(long) : sizeof(int);
+    size_t off = (u16(in) % (reg_len / n)) * n;
+    if (bend & 2)                        /* any alignment, up to the end */
+        off = u16(in) % reg_len;
+    char *prem = reg + off;
+    if (bend & 4) {
+        uint8_t how = u8(in);
+        prem = how % 3 == 0 ? reg + reg_len - 1 - how / 3 % 8 : how % 3 == 1 ? reg - 8 : NULL;
+    }
+    long *res = malloc(sizeof(long));
+    r.value = (int)(u16(in) | (uint32_t)u16(in) << 16);
+    long swap_in = is_long ? (long)r.value * 65537 : r.value;
+    if (is_long)
+        *res = swap_in;
+    else
+        *(int *)res = (int)swap_in;
+    r.ploc = (bend & 8) && (u8(in) & 1) ? NULL : res;
+    r.prem = prem;
+    r.proc = (bend & 16) ? (int)(int8_t)u8(in) : 0;
+    int want = r.proc != 0 || !r.ploc || !prem || r.op < 0 || r.op > 3 ||
+               ((uintptr_t)prem & (n - 1)) || prem < reg || prem >= reg + reg_len ||
+               n > (size_t)(reg + reg_len - prem);
+    if (in_other_alloc(prem)) {
+        n_skipped++;
+        free(res);
+        return 0;
+    }
+    if (trace) {
+        printf("Rmw op %d prem %+td proc %d want %d\n", r.op, prem ? prem - reg : 0, r.proc,
+               want);
+        fflush(stdout);
+    }
+    int stopped = stops(issue_rmw, &r);
+    if (stopped != want) {
+        fail(w, "Rmw %s (op %d, prem at %+td, proc %d)",
+             stopped ? "stopped on arguments it takes" : "went on after bad arguments", r.op,
+             prem ? prem - reg : 0, r.proc);
+    } else if (!stopped) {
+        size_t o = (size_t)(prem - reg);
+        long old = 0, got = 0;
+        if (is_long) {
+            memcpy(&old, shadow + o, sizeof old);
+            long nv = r.op == ARMCI_SWAP_LONG ? swap_in
+                    : (long)((unsigned long)old + (unsigned long)(long)r.value);
+            memcpy(shadow + o, &nv, sizeof nv);
+            got = *res;
+        } else {
+            int o32, nv;
+            memcpy(&o32, shadow + o, sizeof o32);
+            nv = r.op == ARMCI_SWAP ? (int)swap_in
+               : (int)((unsigned)o32 + (unsigned)r.value);
+            memcpy(shadow + o, &nv, sizeof nv);
+            old = o32;
+            got = *(int *)res;
+        }
+        if (got != old)
+            fail(w, "Rmw op %d returned %ld, the word held %ld", r.op, got, old);
+    }
+    free(res);
+    return stopped;
+}
+
 /* ---- one input ------------------------------------------------------------------ */
 static void reset(uint8_t seed)
 {
@@ -735,15 +819,18 @@ static long run_one(const uint8_t *data, size_t size, char *why, size_t whylen)
 {
     static world_t w;
     static const char *names[] = { "PutS", "GetS", "AccS", "Put", "Get", "Acc", "PutV",
-                                   "GetV", "AccV" };
+                                   "GetV", "AccV", "Rmw" };
     setup();
     memset(&w, 0, sizeof w);
     input_t in = { data, size };
     reset(u8(&in));
     for (int k = 0; k < MAX_CALLS && in.n && !w.failed; k++) {
-        int op = u8(&in) % 9;
+        /* 252..255 for Rmw: the inputs made before it (% 9) keep their calls
+         * unless they held one of these bytes. */
+        uint8_t b = u8(&in);
+        int op = b >= 252 ? 9 : b % 9;
         int stopped = op < 3 ? run_strided(&w, &in, op)
-                    : run_vector(&w, &in, op % 3, op < 6);
+                    : op < 9 ? run_vector(&w, &in, op % 3, op < 6) : run_rmw(&w, &in);
         if (stopped) {
             reset(u8(&in));     /* the program would have ended here */
             continue;
