@@ -104,11 +104,24 @@ static void setup(void)
 }
 
 /* ---- the model -------------------------------------------------------------- */
+/* ARMCI's element sizes, written here rather than taken from
+ * arm_acc_elem_size: the model must not learn which types are valid from
+ * the code under test. */
 static size_t elem_of(int type)
 {
     static const size_t e[] = { 4, 8, 4, 8, 8, 16 };
     return type >= 0 && type < 6 ? e[type] : 0;
 }
+
+/* One integer element of unsigned T at d + k: d += s * x, wrapping. */
+#define ACC_INT(T)                                                              \
+    do {                                                                        \
+        T a_, b_, s_;                                                           \
+        memcpy(&a_, d + k, sizeof a_), memcpy(&b_, x + k, sizeof b_);           \
+        memcpy(&s_, scale, sizeof s_);                                          \
+        a_ += s_ * b_;                                                          \
+        memcpy(d + k, &a_, sizeof a_);                                          \
+    } while (0)
 
 /* One element of T (two when cplx) at d + k: d += s * x. */
 #define ACC_FP(T, cplx)                                                         \
@@ -128,20 +141,8 @@ static void model_acc(int type, const void *scale, unsigned char *d, const unsig
 {
     for (size_t k = 0; k < n; k += elem_of(type)) {
         switch (type) {
-        case 0: {
-            uint32_t a, b, s;
-            memcpy(&a, d + k, 4), memcpy(&b, x + k, 4), memcpy(&s, scale, 4);
-            a += s * b;
-            memcpy(d + k, &a, 4);
-            break;
-        }
-        case 1: {
-            uint64_t a, b, s;
-            memcpy(&a, d + k, 8), memcpy(&b, x + k, 8), memcpy(&s, scale, 8);
-            a += s * b;
-            memcpy(d + k, &a, 8);
-            break;
-        }
+        case 0: ACC_INT(uint32_t); break;
+        case 1: ACC_INT(uint64_t); break;
         case 2: ACC_FP(float, 0); break;
         case 4: ACC_FP(float, 1); break;
         case 3: ACC_FP(double, 0); break;
