@@ -43,6 +43,42 @@ _Noreturn void arm_api_fatal(const char *call, const char *fmt, ...)
 void armada_api_groups_init(void);
 void armada_api_groups_fini(void);
 
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes before it tears MPI down
+ * (MPI 3.1, section 8.7.1), so a callback on one of them runs while MPI still
+ * works. A program that ends MPI with ARMCI still up has ARMCI finalised
+ * there (ARMCI-MPI leaves it up, with its windows on a finished MPI): when
+ * every process does so, the job ends cleanly; when only
+ * some do, the others are in another collective call and ARMCI_Finalize's
+ * meeting stops the job with both calls named instead of leaving the
+ * others to wait forever (decision 096). */
+static int finalize_on_mpi_finalize(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm;
+    (void)key;
+    (void)value;
+    (void)extra;
+    if (!arm_core.initialized)
+        return MPI_SUCCESS;
+    ARM_WARN("api", "MPI_Finalize was called before ARMCI_Finalize: finalising ARMCI first "
+             "(call ARMCI_Finalize before MPI_Finalize)");
+    arm_core.own_mpi = 0;   /* MPI is ending already */
+    PARMCI_Finalize();
+    return MPI_SUCCESS;
+}
+
+static void watch_mpi_finalize(void)
+{
+    static int watched;   /* one attribute for the life of MPI */
+    if (watched)
+        return;
+    int key;
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_on_mpi_finalize, &key, NULL) !=
+            MPI_SUCCESS ||
+        MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL) != MPI_SUCCESS)
+        return;
+    watched = 1;
+}
+
 static int init_on(MPI_Comm comm, const char *call)
 {
     if (arm_core.initialized)
@@ -58,6 +94,7 @@ static int init_on(MPI_Comm comm, const char *call)
     arm_status_t st = arm_core_init(comm, call);
     if (st != ARM_OK)
         arm_fatal(call, "start-up failed: %s", arm_status_str(st));
+    watch_mpi_finalize();
     armada_api_groups_init();
     st = arm_sym_init();
     if (st != ARM_OK)

@@ -23,7 +23,11 @@
  * meets the others' ARMCI_Free),
  * free_mixed (the last rank frees the first of two allocations, the others
  * the second: the ids are agreed in the barrier that starts ARMCI_Free over
- * the world, decision 090). Reaching the end of a
+ * the world, decision 090), coll_mpi_finalize (the last rank calls
+ * MPI_Finalize without ARMCI_Finalize while the others are in
+ * ARMCI_Barrier: the ARMCI_Finalize that MPI_Finalize makes meets their
+ * barrier, decision 096), mpi_finalize_all (every rank does so; this mode
+ * must succeed, with ARMCI finalised). Reaching the end of a
  * mode means the bad call returned: that is reported and the exit is 3 (the
  * EXPECT_FAIL regex then does not match, so the test fails). */
 #include <armci.h>
@@ -96,6 +100,17 @@ int main(int argc, char **argv)
     if (strcmp(mode, "free_mixed") == 0) {
         more = malloc(sizeof(void *) * np);
         ARMCI_Malloc(more, 64);
+    }
+    if (strcmp(mode, "mpi_finalize_all") == 0) {
+        /* Every rank ends MPI with ARMCI up: ARMCI is finalised inside
+         * MPI_Finalize (decision 096), so the job ends cleanly. */
+        free(base);
+        MPI_Finalize();
+        if (ARMCI_Initialized()) {
+            fprintf(stderr, "badarg: ARMCI is still initialised after MPI_Finalize\n");
+            return 1;
+        }
+        return 0;
     }
     if (me == np - 1) {
         if (strcmp(mode, "free_mixed") == 0) {
@@ -196,6 +211,10 @@ int main(int argc, char **argv)
         } else if (strcmp(mode, "coll_malloc") == 0 || strcmp(mode, "coll_malloc_free") == 0) {
             void **more = malloc(sizeof(void *) * np);
             ARMCI_Malloc(more, 64);
+        } else if (strcmp(mode, "coll_mpi_finalize") == 0) {
+            MPI_Finalize();   /* ARMCI_Finalize inside it meets the others' barrier */
+            fprintf(stderr, "badarg: MPI_Finalize returned with the others in ARMCI_Barrier\n");
+            _Exit(3);
         } else if (strcmp(mode, "lock_range") == 0) {
             ARMCI_Lock(0, peer); /* no mutexes were created */
         } else {
