@@ -1,7 +1,9 @@
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE   /* RTLD_DEFAULT */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include "core/arm_core.h"
@@ -42,37 +44,26 @@ static unsigned long long make_job_id(MPI_Comm comm)
 }
 
 /* Whether MPI yields the CPU in its progress loop when it finds nothing to
- * do: Open MPI's mpi_yield_when_idle, which mpirun sets on an
- * oversubscribed host, read through the MPI tool interface. 0 where the
- * MPI has no such variable (decision 092). */
+ * do (decision 092). Open MPI keeps the answer in a one-byte flag that its
+ * progress engine reads, set in MPI_Init from mpi_yield_when_idle (which
+ * mpirun turns on for an oversubscribed host); the flag is looked up among
+ * the symbols already loaded, so nothing new is mapped (decision 097: the
+ * MPI tool interface this used to go through opened every component of
+ * Open MPI, 200 ms). Without the symbols (another MPI, or a libmpi loaded
+ * privately) the launcher's OMPI_MCA_mpi_yield_when_idle decides; 0 when
+ * neither says. */
 static int mpi_yields_when_idle(void)
 {
-    int level = MPI_THREAD_SINGLE, provided, idx, count, yields = 0;
-    /* At the level MPI runs at: Open MPI 4.1's MPI_T_init_thread sets the
-     * level MPI_Query_thread reports to the one asked for here. */
-    MPI_Query_thread(&level);
-    if (MPI_T_init_thread(level, &provided) != MPI_SUCCESS)
-        return 0;
-    if (MPI_T_cvar_get_index("mpi_yield_when_idle", &idx) == MPI_SUCCESS) {
-        char name[128], desc[256];
-        int name_len = sizeof name, desc_len = sizeof desc, verbosity, bind, scope, size = 0;
-        MPI_Datatype type;
-        MPI_T_enum enumtype;
-        MPI_T_cvar_handle h;
-        if (MPI_T_cvar_get_info(idx, name, &name_len, &verbosity, &type, &enumtype, desc,
-                                &desc_len, &bind, &scope) == MPI_SUCCESS &&
-            bind == MPI_T_BIND_NO_OBJECT && MPI_Type_size(type, &size) == MPI_SUCCESS &&
-            size > 0 && size <= 8 &&
-            MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) == MPI_SUCCESS) {
-            unsigned char v[8] = { 0 };
-            if (count == 1 && MPI_T_cvar_read(h, v) == MPI_SUCCESS)
-                for (int i = 0; i < size; i++)
-                    yields |= v[i] != 0;
-            MPI_T_cvar_handle_free(&h);
-        }
+    static const char *const flags[] = { "opal_progress_yield_when_idle",
+                                         "ompi_mpi_yield_when_idle" };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        const volatile unsigned char *flag = dlsym(RTLD_DEFAULT, flags[i]);
+        if (flag)
+            return *flag != 0;
     }
-    MPI_T_finalize();
-    return yields;
+    const char *env = getenv("OMPI_MCA_mpi_yield_when_idle");
+    return env && (strcmp(env, "1") == 0 || strcasecmp(env, "true") == 0 ||
+                   strcasecmp(env, "yes") == 0);
 }
 
 /* An internal allocation of size bytes on every process, collective over
@@ -188,8 +179,6 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
     if (!c->index)
         return ARM_ERR_NO_MEMORY;
     c->job = make_job_id(c->world);
-    if (c->local_index[c->me] == 0)
-        arm_shm_sweep_stale();
     c->next_alloc_id = 1;
     st = ctl_init(c);
     if (st != ARM_OK)

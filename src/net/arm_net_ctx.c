@@ -1,12 +1,15 @@
 /* net: UCX context, workers, address exchange, progress, finalize. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <ucs/config/global_opts.h>
 
 #include "net/arm_net_int.h"
 #include "util/arm_timer.h"
@@ -231,6 +234,77 @@ static arm_status_t check_params(const arm_net_params_t *p)
     return ARM_OK;
 }
 
+/* UCX's shared-memory transports (posix, sysv) each take 512 receive
+ * buffers of 8 KiB when a worker opens them, and write to each: 4 MiB of
+ * RSS and most of a worker's creation time, for each of a process's workers
+ * (client, and server under virtual nodes), before any message exists. A
+ * pool that starts at 32 buffers and grows by 32 as messages are held costs
+ * a process what it uses (decision 097). The setting is the mm transports'
+ * own name in UCX 1.13's tables (UCX_POSIX_ and UCX_SYSV_RX_BUFS_GROW in the
+ * environment); a value the user gave in the environment wins. */
+static void small_receive_pools(ucp_config_t *cfg)
+{
+    if (getenv("UCX_POSIX_RX_BUFS_GROW") || getenv("UCX_SYSV_RX_BUFS_GROW") ||
+        getenv("UCX_MM_RX_BUFS_GROW"))
+        return;
+    ucs_status_t st = ucp_config_modify(cfg, "MM_RX_BUFS_GROW", "32");
+    if (st != UCS_OK)
+        arm_log(ARM_LOG_DEBUG, ARM_NET_SUBSYS, "UCX does not take MM_RX_BUFS_GROW: %s",
+                ucs_status_string(st));
+}
+
+/* Whether the host has an RDMA device (InfiniBand, RoCE, iWARP). */
+static int has_rdma_device(void)
+{
+    DIR *d = opendir("/sys/class/infiniband");
+    struct dirent *e;
+    int found = 0;
+    while (d && !found && (e = readdir(d)))
+        found = e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Whether every transport UCX_TLS names (or excludes) is one of those that
+ * need no loadable module: TCP, shared memory, self. */
+static int tls_without_modules(const char *tls)
+{
+    static const char *const plain[] = { "tcp", "self", "posix", "sysv", "shm", "sm", "mm",
+                                         "memory", NULL };
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", tls[0] == '^' ? tls + 1 : tls);
+    for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int known = 0;
+        for (int i = 0; plain[i] && !known; i++)
+            known = strcmp(t, plain[i]) == 0;
+        if (!known)
+            return 0;
+    }
+    return 1;
+}
+
+/* UCX loads every module it has when the first context starts: the
+ * InfiniBand and RDMA connection-manager ones map libibverbs, a device
+ * driver and libnl on a host with no such device, and cma another. Armada
+ * connects by worker address (no connection manager) and maps the segments
+ * of the other processes of its host itself, so it leaves out rdmacm and
+ * cma, and ib where the host has no RDMA device (decision 097): start-up
+ * then maps nothing MPI_Init had not. The module set is UCX's, once per
+ * process; modules already loaded (by MPI's own UCX) stay. A UCX_MODULES
+ * the user gave, or a UCX_TLS naming another transport, wins. */
+static void skip_unused_modules(void)
+{
+    const char *tls = getenv("UCX_TLS");
+    if (getenv("UCX_MODULES") || (tls && tls[0] && !tls_without_modules(tls)))
+        return;
+    const char *deny = has_rdma_device() ? "^rdmacm,cma" : "^rdmacm,cma,ib";
+    ucs_status_t st = ucs_global_opts_set_value("MODULES", deny);
+    if (st != UCS_OK)
+        arm_log(ARM_LOG_DEBUG, ARM_NET_SUBSYS, "UCX does not take MODULES=%s: %s", deny,
+                ucs_status_string(st));
+}
+
 static arm_status_t context_create(arm_net_t *net)
 {
     ucp_config_t *cfg;
@@ -240,6 +314,7 @@ static arm_status_t context_create(arm_net_t *net)
 
     for (int r = 0; r < net->nproc; r++)
         ppn += net->node_of[r] == net->my_node;
+    skip_unused_modules();
     st = ucp_config_read(NULL, NULL, &cfg);
     if (st != UCS_OK)
         return arm_net_ucs_error("ucp_config_read", st);
@@ -249,6 +324,7 @@ static arm_status_t context_create(arm_net_t *net)
      * UCX_RNDV_THRESH set by the user wins. */
     if (!getenv("UCX_RNDV_THRESH"))
         ucp_config_modify(cfg, "RNDV_THRESH", "65536");
+    small_receive_pools(cfg);
     memset(&up, 0, sizeof up);
     up.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
                     UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_ESTIMATED_NUM_PPN;

@@ -56,7 +56,7 @@ SUITES = ["ops", "contig", "strided", "vector", "fadd", "hotspot", "pairs",
 # statistics and runs on the virtual-node configurations only; overheads
 # (issue 25, decision 065) sweeps outstanding operations up to 1,024 and is
 # long: tools/bench/plot_overheads.py runs it at several process counts.
-EXTRA_SUITES = ["topomem", "overheads"]
+EXTRA_SUITES = ["topomem", "overheads", "startup"]
 TOPOLOGIES = ["fcg", "mfcg", "cfcg", "hypercube"]
 # The suites the default set runs on the inter-node configurations.
 INTER_SUITES = ("ops", "contig", "fadd", "strided", "flood")
@@ -244,13 +244,50 @@ def topomem_jobs(args, config):
     return jobs
 
 
+def startup_jobs(args, config):
+    """Suite startup (issue 57): Armada and ARMCI-MPI at every process
+    count; one figure set per launch, so a job is launched --startup-runs
+    times, alternating with the other library."""
+    return [Job(config, impl, "startup", np, [], args.startup_runs)
+            for np in args.startup_np for impl in ("armada", "armcimpi")
+            if impl in args.all_impls]
+
+
+# The quick selection (--select quick): what whoever changes a hot path or the
+# start path runs before and after, and compares with --compare. Each entry:
+# (suite, configs, processes or None for the suite's own, options or None,
+# launches). Under 3 minutes on the 2-core VM.
+QUICK_SELECTION = [
+    ("startup", ("node", "vnode-tcp"), (1, 4, 16), [], 2),
+    ("ops", ("node", "vnode-tcp"), None, ["-r", "3", "-R", "0.01", "-n", "1000"], 3),
+    ("hotspot", ("vnode-tcp",), None,
+     ["-r", "3", "-R", "0.01", "-n", "300", "-c", "100", "-o", "fadd"], 2),
+]
+
+
+def quick_jobs(args):
+    jobs = []
+    for suite, configs, nps, opts, runs in QUICK_SELECTION:
+        for config in configs:
+            for np in (nps or (suite_plan(suite, True)[0],)):
+                for impl in ("armada", "armcimpi"):
+                    if impl in args.all_impls:
+                        jobs.append(Job(config, impl, suite, np, list(opts), runs))
+    return jobs
+
+
 def default_jobs(args):
+    if args.select == "quick":
+        return quick_jobs(args)
     jobs = []
     quick = args.quick
     for config in args.configs:
         for suite in args.suites:
             if suite == "topomem":
                 jobs += topomem_jobs(args, config)
+                continue
+            if suite == "startup":
+                jobs += startup_jobs(args, config)
                 continue
             if config != "node" and suite not in INTER_SUITES and not args.suites_given:
                 continue  # the default set keeps the inter-node configs short
@@ -424,6 +461,8 @@ def mpi_launch(job, args, r, st):
         kv["_run"] = r
         if topo_of(job.impl) is not None:
             kv["impl"] = job.impl   # the same program under another topology
+        if job.suite == "startup":
+            kv["procs"] = kv.get("nproc", str(job.np))   # one figure per process count
         st["records"].append(kv)
         got += 1
     if "ARMADA_STATS" in env:
@@ -558,7 +597,7 @@ def run_group(group, args):
 
 # ---------------------------------------------------------------- results --
 KEY_EXTRA = ("level", "hammers", "rank", "total", "window", "origins", "pairs", "active",
-             "stat", "nodes")
+             "stat", "nodes", "procs")
 
 
 def figure_key(config, kv):
@@ -606,6 +645,54 @@ def collect(jobs_done):
                      "nproc": f["nproc"],
                      "iters": f["iters"], "reps": f["reps"]})
     return rows, skips, checks
+
+
+# Units where a larger figure is better; for every other unit (times, bytes,
+# counts) a smaller one is.
+RATE_UNITS = {"MB/s", "GB/s", "Mops/s", "kops/s", "ops/s"}
+# A figure measured in one launch has no spread of its own: this share of
+# the old value stands in for it.
+SINGLE_RUN_SPREAD = 0.10
+
+
+def compare_reports(old_path, rows):
+    """The lines of every figure of rows (this run) that moved beyond its
+    run-to-run spread against the report at old_path: the difference of the
+    medians exceeds the wider of the two runs' ranges (max - min over
+    launches), or SINGLE_RUN_SPREAD of the old median where both ran once."""
+    path = old_path if old_path.endswith(".json") else os.path.join(old_path, "results.json")
+    with open(path) as fh:
+        old_rows = json.load(fh)["figures"]
+
+    def key(r):
+        return (r["config"], r["impl"], r["suite"], r["op"], r["size"], r["unit"],
+                r.get("extra", ""))
+
+    old = {key(r): r for r in old_rows}
+    moved, compared = [], 0
+    for r in rows:
+        o = old.get(key(r))
+        if o is None:
+            continue
+        compared += 1
+        nv, ov = r["run_values"] or [r["value"]], o.get("run_values") or [o["value"]]
+        width = max(max(nv) - min(nv), max(ov) - min(ov))
+        if len(nv) < 2 and len(ov) < 2:
+            width = SINGLE_RUN_SPREAD * abs(o["value"])
+        diff = r["value"] - o["value"]
+        if abs(diff) <= width or o["value"] == 0:
+            continue
+        better = (diff > 0) == (r["unit"] in RATE_UNITS)
+        moved.append("%-6s %-9s %-9s %-8s %-9s %-16s %-8s %s %s -> %s %s (x%.2f)" % (
+            "better" if better else "WORSE", r["config"], r["impl"], r["suite"], r["op"],
+            r.get("extra", "") or "-", r["size"], r["unit"],
+            "%.4g [%.4g..%.4g]" % (o["value"], min(ov), max(ov)),
+            "%.4g [%.4g..%.4g]" % (r["value"], min(nv), max(nv)),
+            "" if len(nv) > 1 or len(ov) > 1 else "(single launch: 10 %)",
+            r["value"] / o["value"]))
+    head = ("compare: %d figures in both reports, %d moved beyond their run-to-run spread "
+            "(against %s)\n" % (compared, len(moved), old_path))
+    return head + "".join(m + "\n" for m in sorted(moved))
 
 
 def better_ratio(armada, peer, unit):
@@ -1176,7 +1263,22 @@ def main():
     ap.add_argument("--topomem-runs", type=int, default=1,
                     help="launches per topology and process count of suite topomem "
                          "(its byte counts are exact; RSS varies a little)")
+    ap.add_argument("--startup-np", default="1,2,4,8,16,32,64",
+                    help="process counts of suite startup")
+    ap.add_argument("--startup-runs", type=int, default=3,
+                    help="launches per library and process count of suite startup")
+    ap.add_argument("--select", choices=["quick"], default=None,
+                    help="quick: the selection to run before and after a change to a hot "
+                         "path or the start path (startup at 1, 4 and 16, ops on one node "
+                         "and over TCP, one hot-spot row; under 3 minutes)")
+    ap.add_argument("--compare", default=None, metavar="OLD",
+                    help="an earlier report folder (or its results.json): print every "
+                         "figure that moved beyond its run-to-run spread against it")
     args = ap.parse_args()
+    if args.select == "quick":
+        args.suites = ",".join(s for s, *_ in QUICK_SELECTION)
+        args.configs = "node,vnode-tcp"
+        args.impls = "armada,armcimpi"
     args.suites_given = args.suites is not None
     args.suites = [s for s in (args.suites or ",".join(SUITES)).split(",") if s]
     args.impls = [s for s in args.impls.split(",") if s]
@@ -1194,6 +1296,7 @@ def main():
             args.all_impls.insert(0, "armada")
         args.all_impls += [topo_impl(t) for t in topos if t != "fcg"]
     args.topomem_np = [int(x) for x in args.topomem_np.split(",") if x]
+    args.startup_np = [int(x) for x in args.startup_np.split(",") if x]
     for c in args.configs:
         if c not in CONFIGS:
             ap.error("unknown config %s" % c)
@@ -1271,6 +1374,20 @@ def main():
             with open(os.path.join(outdir, "report.md"), "a") as fh:
                 fh.write("\n## Non-data overheads\n\nTables and plots per cost: "
                          "[overheads.md](overheads.md).\n")
+    if "startup" in args.suites:
+        sys.path.insert(0, HERE)
+        import startup_report  # noqa: E402
+        srows = [r for r in rows if r["suite"] == "startup"]
+        if srows:
+            startup_report.write_report(outdir, srows, "startup.md")
+            with open(os.path.join(outdir, "report.md"), "a") as fh:
+                fh.write("\n## Start-up\n\nTables and plots against the number of "
+                         "processes: [startup.md](startup.md).\n")
+    if args.compare:
+        text = compare_reports(args.compare, rows)
+        sys.stdout.write(text)
+        with open(os.path.join(outdir, "compare.md"), "w") as fh:
+            fh.write("# Against %s\n\n```\n%s```\n" % (args.compare, text))
     log("armada-bench: done in %.0fs: %d figures, %d failed/skipped, report %s" % (
         meta["seconds"], len(rows), len(skips), os.path.join(outdir, "report.md")))
     bad = [c for c in checks if not c["ok"]]
