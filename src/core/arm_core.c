@@ -44,10 +44,11 @@ static unsigned long long make_job_id(MPI_Comm comm)
 /* Whether MPI yields the CPU in its progress loop when it finds nothing to
  * do: Open MPI's mpi_yield_when_idle, which mpirun sets on an
  * oversubscribed host, read through the MPI tool interface. 0 where the
- * MPI has no such variable (decision 092). */
-static int mpi_yields_when_idle(void)
+ * MPI has no such variable (decision 092); *known says whether it has. */
+static int mpi_yields_when_idle(int *known)
 {
     int level = MPI_THREAD_SINGLE, provided, idx, count, yields = 0;
+    *known = 0;
     /* At the level MPI runs at: Open MPI 4.1's MPI_T_init_thread sets the
      * level MPI_Query_thread reports to the one asked for here. */
     MPI_Query_thread(&level);
@@ -65,9 +66,11 @@ static int mpi_yields_when_idle(void)
             size > 0 && size <= 8 &&
             MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) == MPI_SUCCESS) {
             unsigned char v[8] = { 0 };
-            if (count == 1 && MPI_T_cvar_read(h, v) == MPI_SUCCESS)
+            if (count == 1 && MPI_T_cvar_read(h, v) == MPI_SUCCESS) {
+                *known = 1;
                 for (int i = 0; i < size; i++)
                     yields |= v[i] != 0;
+            }
             MPI_T_cvar_handle_free(&h);
         }
     }
@@ -151,7 +154,8 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
     c->threads = level == MPI_THREAD_MULTIPLE;
-    c->mpi_yields = mpi_yields_when_idle();
+    int yield_known;
+    c->mpi_yields = mpi_yields_when_idle(&yield_known);
     arm_log_set_rank(c->me);
     arm_log_set_abort_hook(abort_hook);
     if (arm_config_load(c->me == 0, &unknown, err, sizeof err) != ARM_OK)
@@ -184,6 +188,16 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
     arm_status_t st = arm_procmap_init(c, arm_config.ppn);
     if (st != ARM_OK)
         return st;
+    /* mpirun turns Open MPI's yielding on when it places more processes on
+     * a host than it has cores; a launcher that starts the processes itself
+     * (srun) leaves it off, and every MPI call then spins: GA at 16
+     * processes on 2 cores ran 5 to 10 times slower (decision 101). */
+    if (c->me == 0 && yield_known && !c->mpi_yields && c->host_size > c->host_cores)
+        ARM_WARN("init",
+                 "%d processes share %d cores on this host, and MPI does not yield the "
+                 "CPU when idle (mpirun sets that when it oversubscribes, srun does not): "
+                 "export OMPI_MCA_mpi_yield_when_idle=1",
+                 c->host_size, c->host_cores);
     c->index = calloc((size_t)c->nproc, sizeof *c->index);
     if (!c->index)
         return ARM_ERR_NO_MEMORY;

@@ -12,7 +12,9 @@
 #   ga_wide    $GA_WIDE_PROG   tests/ga/test_ga_wide: the same
 # A step passes when srun exits 0 within STEP_LIMIT seconds (default 180)
 # and the output says so. At the end /dev/shm must hold no armada-* file
-# that was not there before (as tests/mpi/shm_check.sh).
+# that was not there before (as tests/mpi/shm_check.sh). The demo must warn
+# that MPI does not yield exactly when its processes outnumber the cores and
+# OMPI_MCA_mpi_yield_when_idle is not set.
 # SRUN_MPI: srun's --mpi= value (default: the slurm.conf's, pmix).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -51,6 +53,21 @@ echo "srun_test: Slurm up in $((SECONDS - t0)) s ($SLURM_CONF)"
 mpi_opt=()
 [ -n "${SRUN_MPI:-}" ] && mpi_opt=(--mpi="$SRUN_MPI")
 
+# Armada warns when a host's processes outnumber its cores and MPI does not
+# yield (srun without OMPI_MCA_mpi_yield_when_idle=1); the demo's output
+# must have that warning exactly then.
+warn_ok() {  # warn_ok KIND PPN NP
+  [ "$1" = demo ] || return 0
+  local cores re
+  cores=$(nproc)
+  re="WARN init: $3 processes share $cores cores on this host"
+  if [ "$3" -gt "$cores" ] && [ "${OMPI_MCA_mpi_yield_when_idle:-0}" = 0 ]; then
+    grep -q "$re" "$log" || { echo "srun_test: $1:$2:$3: FAIL: no warning /$re/"; return 1; }
+  elif grep -q "WARN init: .* processes share" "$log"; then
+    echo "srun_test: $1:$2:$3: FAIL: a warning about yielding where none is due"; return 1
+  fi
+}
+
 status=0
 for step in "$@"; do
   IFS=: read -r kind ppn np <<<"$step"
@@ -85,6 +102,8 @@ for step in "$@"; do
     echo "srun_test: $step: FAIL: srun exited $rc"; status=1
   elif ! grep -Eq "$want" "$log" || ! grep -Eq "$ok" "$log"; then
     echo "srun_test: $step: FAIL: the output lacks /$want/ or /$ok/"; status=1
+  elif ! warn_ok "$kind" "$ppn" "$np"; then
+    status=1
   else
     echo "srun_test: $step: passed in $((SECONDS - s0)) s"
   fi

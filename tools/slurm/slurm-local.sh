@@ -192,8 +192,8 @@ start() {
   fi
   write_conf
   # -i: ignore (absent) saved state; both daemonize and write their pid files.
-  slurmctld -f "$conf" -i || { say "FAILED: slurmctld did not start"; tail -20 "$dir/slurmctld.log" >&2; stop; return 1; }
-  slurmd -f "$conf" || { say "FAILED: slurmd did not start"; tail -20 "$dir/slurmd.log" >&2; stop; return 1; }
+  slurmctld -f "$conf" -i || { say "FAILED: slurmctld did not start"; tail -20 "$dir/slurmctld.log" 2>/dev/null >&2; stop; return 1; }
+  slurmd -f "$conf" || { say "FAILED: slurmd did not start"; tail -20 "$dir/slurmd.log" 2>/dev/null >&2; stop; return 1; }
   local t0=$SECONDS st=""
   while [ $((SECONDS - t0)) -lt "$wait_s" ]; do
     st=$(node_state)
