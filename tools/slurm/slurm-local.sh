@@ -11,8 +11,8 @@
 #   status  exits 0 when both daemons run and the node answers.
 #   env     prints the line to paste into a shell: export SLURM_CONF=...
 #
-# The Slurm talks to 127.0.0.1 only, authenticates with auth/none (nothing
-# but this host can reach it), tracks processes by process group
+# The Slurm listens on 127.0.0.1 only and authenticates with a munged of its
+# own (a key made at start, readable by root alone), tracks processes by process group
 # (proctrack/pgid: no cgroups needed) and binds nothing (task/none). The node
 # declares LOCAL_SLURM_CPUS CPUs (default 16, or the cores online if more):
 # jobs of up to that many tasks fit without --overcommit, as under
@@ -63,11 +63,11 @@ step_pids() {
 
 node_state() { timeout 5 sinfo -h -n "$host" -o '%t' 2>/dev/null | head -1; }
 
-running() { slurmctld_pid >/dev/null && slurmd_pid >/dev/null; }
+running() { munged_pid >/dev/null && slurmctld_pid >/dev/null && slurmd_pid >/dev/null; }
 
 install_missing() {
   local missing="" p
-  for p in slurmctld slurmd slurm-client; do
+  for p in munge slurmctld slurmd slurm-client; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
       missing="$missing $p"
   done
@@ -85,6 +85,10 @@ write_conf() {
     [ "$cpus" -lt 16 ] && cpus=16
   fi
   mkdir -p "$dir/state" "$dir/spool" "$dir/tmp"
+  # munged wants its socket's directories open to all, its key's closed.
+  chmod 755 "$dir"
+  mkdir -p -m 755 "$dir/munge"
+  mkdir -p -m 700 "$dir/key"
   cat >"$conf" <<EOF
 # Written by Armada's tools/slurm/slurm-local.sh: one host, root, localhost.
 ClusterName=armada-local
@@ -93,8 +97,10 @@ SlurmctldPort=$port
 SlurmdPort=$((port + 1))
 SlurmUser=$(id -un)
 SlurmdUser=$(id -un)
-AuthType=auth/none
-CredType=cred/none
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$dir/munge/socket
+CommunicationParameters=NoCtldInAddrAny,NoInAddrAny
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
 TmpFS=$dir/tmp
@@ -144,6 +150,7 @@ end_pids() {  # end_pids LIMIT LISTER
 }
 slurmd_pid() { pid_of "$dir/slurmd.pid" slurmd; }
 slurmctld_pid() { pid_of "$dir/slurmctld.pid" slurmctld; }
+munged_pid() { pid_of "$dir/munge/pid" munged; }
 
 stop() {
   if [ -f "$conf" ]; then
@@ -160,6 +167,7 @@ stop() {
     end_pids 10 slurmd_pid
     end_pids 5 step_pids
     end_pids 10 slurmctld_pid
+    end_pids 5 munged_pid
   fi
   # Only a directory this script made: it holds our slurm.conf.
   if [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ]; then
@@ -180,7 +188,7 @@ start() {
   stop   # whatever half of a former start is left
   install_missing || { say "FAILED: could not install slurm-wlm from Debian"; return 1; }
   local b
-  for b in slurmctld slurmd sinfo srun; do
+  for b in munged mungekey slurmctld slurmd sinfo srun; do
     command -v "$b" >/dev/null || { say "FAILED: $b not found after installing"; return 1; }
   done
   if [ "$port" = auto ]; then
@@ -191,6 +199,11 @@ start() {
     done
   fi
   write_conf
+  # A munge of our own: its key, made here, is readable by root alone.
+  mungekey -c -k "$dir/key/munge.key" &&
+    munged -S "$dir/munge/socket" --key-file="$dir/key/munge.key" --pid-file="$dir/munge/pid" \
+      --log-file="$dir/munge/munged.log" --seed-file="$dir/munge/seed" ||
+    { say "FAILED: munged did not start"; tail -5 "$dir/munge/munged.log" 2>/dev/null >&2; stop; return 1; }
   # -i: ignore (absent) saved state; both daemonize and write their pid files.
   slurmctld -f "$conf" -i || { say "FAILED: slurmctld did not start"; tail -20 "$dir/slurmctld.log" 2>/dev/null >&2; stop; return 1; }
   slurmd -f "$conf" || { say "FAILED: slurmd did not start"; tail -20 "$dir/slurmd.log" 2>/dev/null >&2; stop; return 1; }
@@ -216,7 +229,7 @@ status() {
   if running; then
     local st
     st=$(node_state)
-    echo "slurm-local: slurmctld $(slurmctld_pid), slurmd $(slurmd_pid), node $host ${st:-not answering}; SLURM_CONF=$conf"
+    echo "slurm-local: munged $(munged_pid), slurmctld $(slurmctld_pid), slurmd $(slurmd_pid), node $host ${st:-not answering}; SLURM_CONF=$conf"
     [ -n "$st" ]
   else
     echo "slurm-local: not running"
