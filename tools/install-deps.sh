@@ -3,7 +3,7 @@
 set -eu
 pkgs="build-essential make cmake pkg-config gdb openmpi-bin libopenmpi-dev libucx-dev ucx-utils
       libarmci-mpi-dev libglobalarrays-dev libscalapack-openmpi-dev liblapack-dev
-      libblas-dev gfortran libfftw3-dev hpcc python3 python3-matplotlib"
+      libblas-dev gfortran libfftw3-dev hpcc python3 python3-matplotlib slurm-wlm"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -51,17 +51,19 @@ static unsigned long long make_job_id(MPI_Comm comm)
  * MPI tool interface this used to go through opened every component of
  * Open MPI, 200 ms). Without the symbols (another MPI, or a libmpi loaded
  * privately) the launcher's OMPI_MCA_mpi_yield_when_idle decides; 0 when
- * neither says. */
-static int mpi_yields_when_idle(void)
+ * neither says. *known says whether either said. */
+static int mpi_yields_when_idle(int *known)
 {
     static const char *const flags[] = { "opal_progress_yield_when_idle",
                                          "ompi_mpi_yield_when_idle" };
+    *known = 1;
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         const volatile unsigned char *flag = dlsym(RTLD_DEFAULT, flags[i]);
         if (flag)
             return *flag != 0;
     }
     const char *env = getenv("OMPI_MCA_mpi_yield_when_idle");
+    *known = env != NULL;
     return env && (strcmp(env, "1") == 0 || strcasecmp(env, "true") == 0 ||
                    strcasecmp(env, "yes") == 0);
 }
@@ -142,7 +144,8 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
     c->threads = level == MPI_THREAD_MULTIPLE;
-    c->mpi_yields = mpi_yields_when_idle();
+    int yield_known;
+    c->mpi_yields = mpi_yields_when_idle(&yield_known);
     arm_log_set_rank(c->me);
     arm_log_set_abort_hook(abort_hook);
     if (arm_config_load(c->me == 0, &unknown, err, sizeof err) != ARM_OK)
@@ -175,6 +178,16 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
     arm_status_t st = arm_procmap_init(c, arm_config.ppn);
     if (st != ARM_OK)
         return st;
+    /* mpirun turns Open MPI's yielding on when it places more processes on
+     * a host than it has cores; a launcher that starts the processes itself
+     * (srun) leaves it off, and every MPI call then spins: GA at 16
+     * processes on 2 cores ran 5 to 10 times slower (decision 101). */
+    if (c->me == 0 && yield_known && !c->mpi_yields && c->host_size > c->host_cores)
+        ARM_WARN("init",
+                 "%d processes share %d cores on this host, and MPI does not yield the "
+                 "CPU when idle (mpirun sets that when it oversubscribes, srun does not): "
+                 "export OMPI_MCA_mpi_yield_when_idle=1",
+                 c->host_size, c->host_cores);
     c->index = calloc((size_t)c->nproc, sizeof *c->index);
     if (!c->index)
         return ARM_ERR_NO_MEMORY;
