@@ -21,6 +21,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "bench_common.h"
+#ifdef BENCH_ARMADA
+#include <armada.h>
+#endif
 
 static double cpu_now(void)
 {
@@ -143,6 +146,19 @@ int main(int argc, char **argv)
     bench_report_spread(&o, "shm_mpi", "B", shm_mpi, extra);
     bench_report_spread(&o, "shm_init", "B", shm_init, extra);
     bench_report_spread(&o, "shm_alloc", "B", shm_alloc, extra);
+#ifdef BENCH_ARMADA
+    /* Armada's own steps of ARMCI_Init (decision 098): op init_<step>. */
+    const char *names[16];
+    double sw[16], sc[16];
+    int nsteps = armada_startup_steps(names, sw, sc, 16);
+    for (int i = 0; i < nsteps && i < 16; i++) {
+        char op[64];
+        snprintf(op, sizeof op, "step_%s", names[i]);
+        bench_report_spread(&o, op, "us", sw[i], extra);
+        snprintf(op, sizeof op, "step_%s_cpu", names[i]);
+        bench_report_spread(&o, op, "us", sc[i], extra);
+    }
+#endif
     int anybad = 0;
     MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     int rc = anybad ? 3 : 0;

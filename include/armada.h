@@ -112,6 +112,12 @@ void armada_stats_reset(void);
 int armada_node_of(int rank);
 int armada_node_count(void);
 
+/* The steps of this process's last ARMCI_Init (decision 098), at most max:
+ * names[i] (static strings), wall_us[i] and cpu_us[i] (the process's CPU
+ * time, every thread). Returns how many steps there are, -1 when ARMCI was
+ * never initialised. Any of the arrays may be NULL. */
+int armada_startup_steps(const char **names, double *wall_us, double *cpu_us, int max);
+
 /* Compare-and-swap on an int or long of ARMCI_Malloc memory at proc:
  * returns the old value; the new value is stored if old == expected. */
 int  armada_cas_int(int *prem, int expected, int desired, int proc);

@@ -411,6 +411,21 @@ int armada_node_of(int rank)
 
 int armada_node_count(void) { return arm_core.initialized ? arm_core.nnodes : -1; }
 
+int armada_startup_steps(const char **names, double *wall_us, double *cpu_us, int max)
+{
+    if (arm_core.nstart == 0)
+        return -1;
+    for (int i = 0; i < arm_core.nstart && i < max; i++) {
+        if (names)
+            names[i] = arm_core.start[i].name;
+        if (wall_us)
+            wall_us[i] = arm_core.start[i].wall_us;
+        if (cpu_us)
+            cpu_us[i] = arm_core.start[i].cpu_us;
+    }
+    return arm_core.nstart;
+}
+
 int armada_cas_int(int *prem, int expected, int desired, int proc)
 {
     api_init("armada_cas_int");

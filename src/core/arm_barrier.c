@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "core/arm_core.h"
+#include "core/arm_mpi.h"
 #include "core/arm_ops.h"
 #include "util/arm_config.h"
 #include "util/arm_log.h"
@@ -235,14 +236,14 @@ static int request_done(void *arg)
     return done;
 }
 
+void arm_mpi_wait(MPI_Request *req)
+{
+    barrier_wait(request_done, req, NULL, 1);
+}
+
 static void mpi_barrier(MPI_Comm comm)
 {
-    MPI_Request req;
-    if (MPI_Ibarrier(comm, &req) != MPI_SUCCESS) {
-        MPI_Barrier(comm);
-        return;
-    }
-    barrier_wait(request_done, &req, NULL, 1);
+    arm_mpi_barrier(comm);
 }
 
 /* A round of the leaders' meeting (masters_meet): its receive and send,

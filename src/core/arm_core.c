@@ -4,12 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include "core/arm_core.h"
+#include "core/arm_mpi.h"
 #include "core/arm_remote.h"
 #include "util/arm_config.h"
 #include "util/arm_log.h"
+#include "util/arm_timer.h"
 
 arm_core_t arm_core = { .world = MPI_COMM_NULL, .node_comm = MPI_COMM_NULL,
                         .masters_comm = MPI_COMM_NULL };
@@ -39,7 +42,7 @@ static unsigned long long make_job_id(MPI_Comm comm)
     clock_gettime(CLOCK_REALTIME, &ts);
     job = ((unsigned long long)getpid() << 24) ^ (unsigned long long)ts.tv_nsec ^
           ((unsigned long long)ts.tv_sec << 40);
-    MPI_Bcast(&job, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+    arm_mpi_bcast(&job, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
     return job;
 }
 
@@ -132,15 +135,35 @@ static arm_status_t coll_init(arm_core_t *c)
     return ARM_OK;
 }
 
+/* The process's CPU time, seconds. */
+static double process_cpu(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+/* Ends the start-up step that began at *wall and *cpu, under name. */
+static void start_step(arm_core_t *c, const char *name, double *wall, double *cpu)
+{
+    double w = arm_time_now(), u = process_cpu();
+    if (c->nstart < ARM_START_STEPS)
+        c->start[c->nstart++] = (arm_start_step_t){ name, 1e6 * (w - *wall), 1e6 * (u - *cpu) };
+    *wall = w;
+    *cpu = u;
+}
+
 arm_status_t arm_core_init(MPI_Comm comm, const char *call)
 {
     arm_core_t *c = &arm_core;
     char err[256];
     int unknown = 0;
+    double wall = arm_time_now(), cpu = process_cpu();
+    c->nstart = 0;
 
-    MPI_Comm_dup(comm, &c->world);
-    MPI_Comm_rank(c->world, &c->me);
-    MPI_Comm_size(c->world, &c->nproc);
+    MPI_Comm_rank(comm, &c->me);
+    MPI_Comm_size(comm, &c->nproc);
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
     c->threads = level == MPI_THREAD_MULTIPLE;
@@ -175,9 +198,15 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
             arm_fatal(call, "setting ARMADA_%s=%ld must be at least %ld", lower[i].name,
                       lower[i].value, lower[i].min);
 
+    /* The settings are known: the collectives of the start wait as the
+     * barrier does (decision 098). */
+    start_step(c, "settings", &wall, &cpu);
+    arm_mpi_comm_dup(comm, &c->world);
+    start_step(c, "world", &wall, &cpu);
     arm_status_t st = arm_procmap_init(c, arm_config.ppn);
     if (st != ARM_OK)
         return st;
+    start_step(c, "nodes", &wall, &cpu);
     /* mpirun turns Open MPI's yielding on when it places more processes on
      * a host than it has cores; a launcher that starts the processes itself
      * (srun) leaves it off, and every MPI call then spins: GA at 16
@@ -196,14 +225,18 @@ arm_status_t arm_core_init(MPI_Comm comm, const char *call)
     st = ctl_init(c);
     if (st != ARM_OK)
         return st;
+    start_step(c, "control", &wall, &cpu);
     st = arm_remote_init(c);
     if (st != ARM_OK)
         return st;
+    start_step(c, "network", &wall, &cpu);
     st = coll_init(c);
     if (st != ARM_OK)
         return st;
+    start_step(c, "words", &wall, &cpu);
     c->initialized = 1;
-    MPI_Barrier(c->world);
+    arm_mpi_barrier(c->world);
+    start_step(c, "barrier", &wall, &cpu);
     return ARM_OK;
 }
 

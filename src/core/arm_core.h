@@ -132,6 +132,14 @@ typedef struct arm_coll_block {
 /* The first stripe of the accumulate lock in control block ctl. */
 #define ARM_CTL_ACC(ctl) (&(ctl)->acc[0].m)
 
+/* One step of ARMCI_Init: its wall and CPU time (the whole process, helper
+ * threads included), for armada_startup_steps (decision 098). */
+#define ARM_START_STEPS 8
+typedef struct arm_start_step {
+    const char *name;
+    double wall_us, cpu_us;
+} arm_start_step_t;
+
 typedef struct arm_core {
     int initialized;
     int threads;           /* MPI_THREAD_MULTIPLE granted: counters sharded */
@@ -148,6 +156,8 @@ typedef struct arm_core {
     int *node_members;     /* ranks, node by node, each node in rank order  */
     MPI_Comm world, node_comm, masters_comm;
     int own_mpi;           /* ARMCI initialised MPI and finalises it         */
+    arm_start_step_t start[ARM_START_STEPS]; /* the last ARMCI_Init's steps */
+    int nstart;
     int mpi_yields;        /* MPI yields the CPU in its progress when idle
                               (Open MPI's mpi_yield_when_idle), decision 092 */
     unsigned long long job;

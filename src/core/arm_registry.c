@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "core/arm_core.h"
+#include "core/arm_mpi.h"
 #include "core/arm_remote.h"
 #include "util/arm_config.h"
 #include "util/arm_log.h"
@@ -49,7 +50,7 @@ static void agree_max(MPI_Comm comm, uint64_t *vals, int n)
     if (comm == arm_core.world && arm_core_coll_meet(vals, n))
         return;
     arm_core_coll_meet(NULL, 0);
-    MPI_Allreduce(MPI_IN_PLACE, vals, n, MPI_UINT64_T, MPI_MAX, comm);
+    arm_mpi_allreduce(MPI_IN_PLACE, vals, n, MPI_UINT64_T, MPI_MAX, comm);
 }
 
 /* ARMADA_SHM_LIMIT, checked on every member before anything is created:
@@ -179,7 +180,7 @@ static int node_segment_anon(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int name
         if (cst == ARM_ERR_NO_MEMORY)
             made.free_bytes = arm_shm_free_bytes() >= 0 ? arm_shm_free_bytes() : 0;
     }
-    MPI_Bcast(&made, (int)sizeof made, MPI_BYTE, 0, ncomm);
+    arm_mpi_bcast(&made, (int)sizeof made, MPI_BYTE, 0, ncomm);
     if (!made.ok) {
         if (made.free_bytes < 0)
             return SEG_FAILED;
@@ -189,7 +190,7 @@ static int node_segment_anon(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int name
     if (!made.handle[0])
         return SEG_FALLBACK;
     int ok = nrank == 0 || arm_shm_attach(made.handle, total, &a->seg) == ARM_OK;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
+    arm_mpi_allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
     if (!ok) {
         arm_shm_close_handle(fd);
         arm_shm_detach(&a->seg);
@@ -236,7 +237,7 @@ static int node_segment_named(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int cre
         if (cst == ARM_ERR_NO_MEMORY)
             made[1] = arm_shm_free_bytes() >= 0 ? arm_shm_free_bytes() : 0;
     }
-    MPI_Bcast(made, 2, MPI_LONG_LONG, 0, ncomm);
+    arm_mpi_bcast(made, 2, MPI_LONG_LONG, 0, ncomm);
     int ok = (int)made[0];
     int short_of = !ok && made[1] >= 0;
     if (short_of)
@@ -248,7 +249,7 @@ static int node_segment_named(arm_alloc_t *a, MPI_Comm ncomm, int nrank, int cre
         a->seg_owner = 1;
         ok = arm_remote_seg_register(a, name, total) == ARM_OK;
     }
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
+    arm_mpi_allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ncomm);
     /* Every member has mapped it (or failed): the name goes now, so no end
      * of the job, normal or not, can leave it behind. Each member removes
      * it (the later ones find it gone) before disarming, so no member stops
@@ -308,11 +309,11 @@ static arm_status_t node_share(arm_alloc_t *a, MPI_Comm comm, size_t bytes, int 
     /* Each member's size and pid, in one exchange. */
     uint64_t (*nmem)[2] = malloc((size_t)nsize * sizeof *nmem);
     int have = nmem != NULL, all_have = have;
-    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, ncomm);
+    arm_mpi_allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, ncomm);
     arm_status_t st = ARM_ERR_NO_MEMORY;
     if (all_have) {
         uint64_t mine[2] = { bytes, (uint64_t)getpid() };
-        MPI_Allgather(mine, 2, MPI_UINT64_T, nmem, 2, MPI_UINT64_T, ncomm);
+        arm_mpi_allgather(mine, 2, MPI_UINT64_T, nmem, 2, MPI_UINT64_T, ncomm);
         size_t total = 0;
         for (int i = 0; i < nsize; i++) {
             if (i == nrank)
@@ -428,7 +429,7 @@ static arm_status_t reg_malloc(MPI_Comm comm, int gsize, const int *members, siz
                                      1 };
         arm_remote_alloc_card(a, &mine.card);
     }
-    MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, recs, (int)sizeof mine, MPI_BYTE, comm);
+    arm_mpi_allgather(&mine, (int)sizeof mine, MPI_BYTE, recs, (int)sizeof mine, MPI_BYTE, comm);
     int all_ok = 1;
     for (int g = 0; g < gsize; g++)
         all_ok &= recs[g].info.ok;

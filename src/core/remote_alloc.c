@@ -4,6 +4,7 @@
 #if ARMADA_HAVE_UCX
 #include <stdlib.h>
 #include <string.h>
+#include "core/arm_mpi.h"
 #include "core/remote_int.h"
 
 /* ---- allocations -------------------------------------------------------------------- */
@@ -98,7 +99,7 @@ static char *long_keys(arm_alloc_t *a, const arm_remote_card_t *cards, size_t st
         arm_fatal("ARMCI_Malloc", "no memory for the group's %d bytes of remote keys "
                   "(rank %d)", total, arm_core.me);
     int mine = a->seg_owner && ra && ra->rkey_len > ARM_REMOTE_CARD_KEY ? (int)ra->rkey_len : 0;
-    MPI_Allgatherv(mine ? ra->rkey_bytes : keys, mine, MPI_BYTE, keys, counts, displs, MPI_BYTE,
+    arm_mpi_allgatherv(mine ? ra->rkey_bytes : keys, mine, MPI_BYTE, keys, counts, displs, MPI_BYTE,
                    a->comm);
     return keys;
 }

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/arm_mpi.h"
 #include "core/remote_int.h"
 
 arm_remote_ctx_t arm_rc;
@@ -16,7 +17,7 @@ arm_remote_ctx_t arm_rc;
 static int mpi_allgather(void *ctx, const void *send, void *recv, size_t len)
 {
     MPI_Comm comm = *(MPI_Comm *)ctx;
-    return MPI_Allgather(send, (int)len, MPI_BYTE, recv, (int)len, MPI_BYTE, comm);
+    return arm_mpi_allgather(send, (int)len, MPI_BYTE, recv, (int)len, MPI_BYTE, comm);
 }
 
 /* Lazy addresses: only the leaders' blocks travel (MPI counts are ints;
@@ -33,7 +34,7 @@ static int mpi_allgatherv(void *ctx, const void *send, void *recv, const size_t 
             cnt[r] = (int)lens[r];
             dsp[r] = (int)displs[r];
         }
-        rc = MPI_Allgatherv(send, cnt[me], MPI_BYTE, recv, cnt, dsp, MPI_BYTE, comm);
+        rc = arm_mpi_allgatherv(send, cnt[me], MPI_BYTE, recv, cnt, dsp, MPI_BYTE, comm);
     }
     free(cnt);
     free(dsp);
@@ -42,7 +43,7 @@ static int mpi_allgatherv(void *ctx, const void *send, void *recv, const size_t 
 
 static int mpi_allmax(void *ctx, uint64_t *v)
 {
-    return MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_UINT64_T, MPI_MAX, *(MPI_Comm *)ctx);
+    return arm_mpi_allreduce(MPI_IN_PLACE, v, 1, MPI_UINT64_T, MPI_MAX, *(MPI_Comm *)ctx);
 }
 
 static MPI_Request fin_barrier = MPI_REQUEST_NULL;
