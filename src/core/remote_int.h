@@ -187,8 +187,6 @@ void arm_rem_lock_take(void);
 void arm_rem_lock_drop(void);
 int arm_rem_lock_release_all(void);        /* returns the depth to restore */
 void arm_rem_lock_restore(int depth);
-/* This thread's depth in the lock: 0 when it does not hold it. */
-int arm_rem_lock_depth(void);
 /* Takes the lock at depth if it is free at once: 1, else 0. */
 int arm_rem_lock_try(int depth);
 /* Entries into the lock from depth 0: the agent reads it without the lock,

@@ -37,11 +37,6 @@ int arm_rem_lock_release_all(void)
     return d;
 }
 
-int arm_rem_lock_depth(void)
-{
-    return depth;
-}
-
 int arm_rem_lock_try(int d)
 {
     if (pthread_mutex_trylock(&arm_rc.lock) != 0)

@@ -8,73 +8,28 @@
 #include <poll.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <time.h>
 #include "core/remote_int.h"
 
-/* Threads that wait without the lock while several threads share the
- * client (decision 099). One of them at most sleeps on the client worker's
- * event descriptor: it armed the worker, and a second thread arming it again
- * would take the first one's wake-up (UCX drains the worker's signal when it
- * arms), so that the first slept its whole cap with its answer in. The
- * others sleep on idle_cv. A thread that takes events from the worker wakes
- * both kinds (wake_sleepers), since the answer one of them waits for may be
- * among those it took. Every field but efd_any is read and written under
- * the client lock. */
-static int efd_owner;            /* a thread asleep on the descriptor        */
-static atomic_int efd_any;       /* threads asleep on it: the owner, and
-                                    callers without the lock (efd_sleep)    */
-static int cv_sleepers;          /* threads asleep on idle_cv                */
-static pthread_cond_t idle_cv = PTHREAD_COND_INITIALIZER;
+/* Threads asleep on the client worker's event descriptor without the lock
+ * (shared_idle): one that progresses the worker wakes them, since the
+ * event one of them waits for may be among those it took. */
+static atomic_int sleepers;
 
-/* Called after taking events from the worker; the sleepers on idle_cv
- * are woken only by a holder of the lock (they sleep in it), the others'
- * 1 ms cap stands for those. */
 void arm_rem_wake_sleepers(void)
 {
-    if (atomic_load_explicit(&efd_any, memory_order_relaxed))
+    if (atomic_load_explicit(&sleepers, memory_order_relaxed))
         arm_net_wakeup(arm_rc.w);
-    if (arm_rem_lock_depth() && cv_sleepers)
-        pthread_cond_broadcast(&idle_cv);
-}
-
-/* Arms the worker and sleeps on its descriptor for up to ms without the
- * lock. 0 when events were pending (the caller progresses them). */
-static int efd_sleep(int ms)
-{
-    if (arm_net_arm(arm_rc.w) != ARM_OK)
-        return 0;
-    atomic_fetch_add_explicit(&efd_any, 1, memory_order_relaxed);
-    int d = arm_rem_lock_release_all();
-    struct pollfd p = { arm_net_worker_efd(arm_rc.w), POLLIN, 0 };
-    (void)poll(&p, 1, ms);
-    arm_rem_lock_restore(d);
-    atomic_fetch_sub_explicit(&efd_any, 1, memory_order_relaxed);
-    return 1;
-}
-
-/* Sleeps on idle_cv for up to ms, the lock released meanwhile (it is held
- * once, at the thread's depth). */
-static void cv_sleep(int ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += (long)ms * 1000000L;
-    ts.tv_sec += ts.tv_nsec / 1000000000L;
-    ts.tv_nsec %= 1000000000L;
-    cv_sleepers++;
-    (void)pthread_cond_timedwait(&idle_cv, &arm_rc.lock, &ts);
-    cv_sleepers--;
 }
 
 /* Idle step when several threads share the client (MPI_THREAD_MULTIPLE, or
- * the agent at work, and in the agent): the thread yields without the lock
- * for its first polls (decision 067), then sleeps, so that the other
- * threads issue and progress meanwhile. The first to sleep arms the worker
- * and sleeps on its event descriptor; while it does, the others sleep on
- * idle_cv, and when it wakes it hands its place on (decision 099). Sleeps
- * are 1 ms at most where something other than an event may end the wait:
- * in the agent, and under threads (a request or credit another thread
- * gives back without progressing). Returns 1 when it slept. */
+ * the agent at work, and in the agent): the worker is armed under the lock,
+ * then the thread sleeps on its event descriptor without it, so that the
+ * other threads issue and progress meanwhile (decision 067). A thread that
+ * progresses the worker while others sleep signals it (wake_sleepers), since
+ * the event one of them waits for may be among those it took. Sleeps are
+ * 1 ms at most where something other than an event may end the wait: in
+ * the agent, and under threads (a request or credit another thread gives
+ * back without progressing). Returns 1 when it slept. */
 static int shared_idle(int *idle, int sleep_ms)
 {
     if (++*idle < arm_rc.spins) {
@@ -84,22 +39,16 @@ static int shared_idle(int *idle, int sleep_ms)
         return 0;
     }
     *idle = 0;
+    if (arm_net_arm(arm_rc.w) != ARM_OK)
+        return 0;                       /* events pending: progress them */
+    atomic_fetch_add_explicit(&sleepers, 1, memory_order_relaxed);
+    int d = arm_rem_lock_release_all();
+    struct pollfd p = { arm_net_worker_efd(arm_rc.w), POLLIN, 0 };
     int cap = arm_rem_in_agent || arm_rc.mt;
-    int ms = cap || sleep_ms < 1 ? 1 : sleep_ms;
-    if (arm_rem_lock_depth() == 0)
-        return efd_sleep(ms);               /* not inside the client: alone */
-    if (efd_owner) {
-        cv_sleep(ms);
-        return 1;
-    }
-    efd_owner = 1;
-    int slept = efd_sleep(ms);
-    efd_owner = 0;
-    /* Woken, it may leave with its own answer and never progress the
-     * worker again: one of the others takes its place. */
-    if (cv_sleepers)
-        pthread_cond_signal(&idle_cv);
-    return slept;
+    (void)poll(&p, 1, cap || sleep_ms < 1 ? 1 : sleep_ms);
+    arm_rem_lock_restore(d);
+    atomic_fetch_sub_explicit(&sleepers, 1, memory_order_relaxed);
+    return 1;
 }
 
 /* One step of every client-side wait: progress the client worker; after
