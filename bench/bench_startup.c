@@ -23,6 +23,8 @@
 #include "bench_common.h"
 #ifdef BENCH_ARMADA
 #include <armada.h>
+/* Weak: the same program runs against a libarmci older than the steps. */
+#pragma weak armada_startup_steps
 #endif
 
 static double cpu_now(void)
@@ -150,7 +152,7 @@ int main(int argc, char **argv)
     /* Armada's own steps of ARMCI_Init (decision 098): op init_<step>. */
     const char *names[16];
     double sw[16], sc[16];
-    int nsteps = armada_startup_steps(names, sw, sc, 16);
+    int nsteps = armada_startup_steps ? armada_startup_steps(names, sw, sc, 16) : 0;
     for (int i = 0; i < nsteps && i < 16; i++) {
         char op[64];
         snprintf(op, sizeof op, "step_%s", names[i]);

@@ -341,11 +341,18 @@ def program(build, impl, suite):
     return None
 
 
+# --lib DIR: Armada's programs load the libarmci of DIR (another build, for a
+# before-and-after comparison) instead of the one they were linked with.
+ARMADA_LIB = None
+
+
 def launch_env(config, impl, stats=False):
     """(mpirun options, environment additions) of an implementation. stats:
     Armada prints its ARMADA_STATS lines (servers, forwarding) at the end."""
     opts, env = list(MPIRUN_BASE), {}
     topo = topo_of(impl)
+    if topo is not None and ARMADA_LIB:
+        env["LD_LIBRARY_PATH"] = ARMADA_LIB
     if topo is not None and topo != "fcg":
         env["ARMADA_TOPOLOGY"] = topo
     if topo is not None and stats:
@@ -1271,10 +1278,15 @@ def main():
                     help="quick: the selection to run before and after a change to a hot "
                          "path or the start path (startup at 1, 4 and 16, ops on one node "
                          "and over TCP, one hot-spot row; under 3 minutes)")
+    ap.add_argument("--lib", default=None, metavar="DIR",
+                    help="run Armada's programs against the libarmci.so in DIR (the "
+                         "src folder of another build): the before of a comparison")
     ap.add_argument("--compare", default=None, metavar="OLD",
                     help="an earlier report folder (or its results.json): print every "
                          "figure that moved beyond its run-to-run spread against it")
     args = ap.parse_args()
+    global ARMADA_LIB
+    ARMADA_LIB = os.path.abspath(args.lib) if args.lib else None
     if args.select == "quick":
         args.suites = ",".join(s for s, *_ in QUICK_SELECTION)
         args.configs = "node,vnode-tcp"
