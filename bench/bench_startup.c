@@ -27,6 +27,17 @@
 #pragma weak armada_startup_steps
 #endif
 
+#ifdef BENCH_ARMADA
+/* Endpoints this process's client and server have made (armada.h). */
+static double endpoints_made(void)
+{
+    armada_stats_t st;
+    if (armada_stats_get(&st) != 0)
+        return -1;
+    return (double)(st.eps_client_to_server + st.eps_server_to_client);
+}
+#endif
+
 static double cpu_now(void)
 {
     struct rusage ru;
@@ -125,6 +136,9 @@ int main(int argc, char **argv)
     double w3a = bench_now(), c3a = cpu_now();
     ARMCI_Get(bases[peer], &got, (int)sizeof got, peer);
     double w3 = bench_now(), c3 = cpu_now();
+#ifdef BENCH_ARMADA
+    double eps = endpoints_made();
+#endif
     int bad = np > 1 && got != 1000003L * (peer + 1);
     if (bad)
         fprintf(stderr, "startup: rank %d read %ld from rank %d, expected %ld\n", me, got, peer,
@@ -160,6 +174,9 @@ int main(int argc, char **argv)
         snprintf(op, sizeof op, "step_%s_cpu", names[i]);
         bench_report_spread(&o, op, "us", sc[i], extra);
     }
+    /* After the first get: the endpoints a process that talked to one
+     * other node holds (connections on demand). */
+    bench_report_spread(&o, "endpoints", "count", eps, extra);
 #endif
     int anybad = 0;
     MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

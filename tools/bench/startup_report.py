@@ -29,7 +29,10 @@ FIGURES = [
     ("init_malloc_cpu", "mean", "us", "CPU of ARMCI_Init + ARMCI_Malloc", 1e-3, "ms"),
     ("rss_alloc", "mean", "B", "RSS after the allocation", 2 ** -20, "MiB"),
     ("shm_alloc", "mean", "B", "shared memory mapped after the allocation", 2 ** -20, "MiB"),
+    ("endpoints", "mean", "count", "transport endpoints after the first get (Armada)", 1,
+     "endpoints"),
 ]
+STEPS = ("settings", "world", "nodes", "control", "network", "words", "barrier")
 PLOTTED = ("ttfb", "init_malloc_cpu", "rss_alloc")
 IMPLS = ("armada", "armcimpi")
 
@@ -93,6 +96,25 @@ def table(idx, config, op, stat, scale):
     return "".join(out)
 
 
+def steps_table(idx, config):
+    """Armada's steps of ARMCI_Init (armada_startup_steps): CPU time, mean
+    over processes, and the slowest process's wall time, ms."""
+    nps = sorted({k[4] for k in idx if k[0] == config and k[1].startswith("step_")})
+    if not nps:
+        return ""
+    out = ["| step | " + " | ".join("%d" % n for n in nps) + " |\n",
+           "| --- |" + " ---: |" * len(nps) + "\n"]
+    for step in STEPS:
+        cells = []
+        for n in nps:
+            cpu = idx.get((config, "step_%s_cpu" % step, "mean", "armada", n))
+            wall = idx.get((config, "step_" + step, "max", "armada", n))
+            cells.append("%s (%s)" % (fmt(cpu["value"] * 1e-3) if cpu else "—",
+                                      fmt(wall["value"] * 1e-3) if wall else "—"))
+        out.append("| %s | %s |\n" % (step, " | ".join(cells)))
+    return "".join(out)
+
+
 def plot(idx, outdir, config):
     try:
         import matplotlib
@@ -150,6 +172,17 @@ def write_report(outdir, rows, name="startup.md"):
             t = table(idx, config, op, stat, scale)
             if t:
                 md.append("\n**%s** (%s)\n\n%s" % (label, ulabel, t))
+        t = steps_table(idx, config)
+        if t:
+            md.append("\n**Armada's steps of ARMCI_Init**, by processes: CPU time of "
+                      "the process, mean (the slowest process's wall time), ms. "
+                      "`world`: the world communicator's copy; `nodes`: the one "
+                      "exchange of host records and the node and leader "
+                      "communicators; `control`: the job id and the control blocks; "
+                      "`network`: UCX's context and workers, the servers' address "
+                      "exchange, the server thread; `words`: the collective-call "
+                      "words, registered with the node's server; `barrier`: the "
+                      "closing barrier.\n\n" + t)
     path = os.path.join(outdir, name)
     with open(path, "w") as fh:
         fh.write("".join(md))
