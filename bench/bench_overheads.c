@@ -9,8 +9,10 @@
  *             ARMCI_AllFence after k puts to one target (allfence_ops) and
  *             after one put to each of t targets (allfence_targets, size=t)
  *   server    8 B get by the last rank from rank 0 while k other ranks keep
- *             8 B gets outstanding at rank 0 (server_get, size=k), and
- *             the window over all gets served in it (server_per_req)
+ *             8 B gets outstanding at rank 0 (server_get, size=k), the
+ *             window over all gets served in it (server_per_req), and
+ *             (Armada) rank 0's server thread's processor time over them
+ *             (server_cpu_req: its own work, without waits for a core)
  *   held      8 B fetch-and-add by the last rank at rank 0 while k other
  *             ranks wait at rank 0's server for a mutex it holds
  *             (server_held, size=k)

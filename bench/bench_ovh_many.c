@@ -8,6 +8,9 @@
 
 #include <message.h>
 #include <mpi.h>
+#ifdef BENCH_ARMADA_STATS
+#include <armada.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -92,19 +95,35 @@ void ovh_wait_rows(const bench_opts_t *o, ovh_ctx_t *c)
     ovh_idle_barrier();   /* the targets sit out meanwhile */
 }
 
+/* Processor time of this process's server thread so far, ns (-1: not
+ * known, as with ARMCI-MPI, which has no server). */
+static long server_cpu_ns(void)
+{
+#ifdef BENCH_ARMADA_STATS
+    armada_stats_t st;
+    if (armada_stats_get(&st) == 0 && st.server_cpu_ns)
+        return (long)st.server_cpu_ns;
+#endif
+    return -1;
+}
+
 /* One level: ranks 1..k keep 8 gets each outstanding at rank 0, the last
  * rank times its own 8 B gets from rank 0 meanwhile. The last rank's time
  * includes its turn behind up to 8k queued gets; *per_req (on the last
  * rank) is the window over every get served in it: what the server spends
- * on one request once it is saturated. */
+ * on one request once it is saturated, waits for a core included. *cpu_req
+ * is the processor time rank 0's server thread spent in the level over the
+ * gets served (-1 where not known): its own work per request, without the
+ * time it waited for a core. */
 static double server_level(const bench_opts_t *o, ovh_ctx_t *c, int k, long *count,
-                           double *per_req)
+                           double *per_req, double *cpu_req)
 {
     const int me = o->rank, meas = o->nproc - 1;
     const double dur = c->server_ms * 1e-3;
     char *src = c->data[0];
     armci_hdl_t h[8];
     MPI_Barrier(MPI_COMM_WORLD);
+    long cpu0 = me == 0 ? server_cpu_ns() : 0;
     double t0 = bench_now(), t_end = t0 + dur, ns = 0.0;
     long n = 0, served = 0;
     if (me >= 1 && me <= k && me != meas) {
@@ -126,8 +145,15 @@ static double server_level(const bench_opts_t *o, ovh_ctx_t *c, int k, long *cou
         ns = n ? (t1 - t0) * 1e9 / (double)n : 0.0;
     }
     ovh_idle_barrier();   /* the idle ranks sit out meanwhile */
+    long cpu = 0, cpu_all = 0;
+    if (me == 0) {
+        long cpu1 = server_cpu_ns();
+        cpu = cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0;
+    }
     MPI_Reduce(&n, &served, 1, MPI_LONG, MPI_SUM, meas, MPI_COMM_WORLD);
+    MPI_Reduce(&cpu, &cpu_all, 1, MPI_LONG, MPI_SUM, meas, MPI_COMM_WORLD);
     *per_req = served ? dur * 1e9 / (double)served : 0.0;
+    *cpu_req = served && cpu_all >= 0 ? (double)cpu_all / (double)served : -1.0;
     *count = me == meas ? n : 0;
     return ns;
 }
@@ -142,15 +168,17 @@ void ovh_server_rows(const bench_opts_t *o, ovh_ctx_t *c)
     int lv[16];
     int nl = ovh_levels(lv, 16, 0, o->nproc - 2);
     for (int l = 0; l < nl; l++) {
-        double ns[BENCH_MAX_REPS], per[BENCH_MAX_REPS];
+        double ns[BENCH_MAX_REPS], per[BENCH_MAX_REPS], cpu[BENCH_MAX_REPS];
         long n = 0;
         for (int r = 0; r < o->reps; r++)
-            ns[r] = server_level(o, c, lv[l], &n, &per[r]);
+            ns[r] = server_level(o, c, lv[l], &n, &per[r], &cpu[r]);
         if (o->rank == o->nproc - 1) {
             char extra[48];
             snprintf(extra, sizeof extra, "clients=%d", lv[l] + 1);
             ovh_report_ns(o, "server_get", (size_t)lv[l], ns, o->reps, (int)n, extra);
             ovh_report_ns(o, "server_per_req", (size_t)lv[l], per, o->reps, (int)n, extra);
+            if (cpu[0] >= 0.0)
+                ovh_report_ns(o, "server_cpu_req", (size_t)lv[l], cpu, o->reps, (int)n, extra);
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }

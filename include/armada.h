@@ -68,7 +68,8 @@ typedef struct armada_stats {
     uint64_t server_relayed;         /* answers its server sent on toward a
                                         client's first hop                  */
     uint64_t server_cpu_ns;          /* processor time of its server thread
-                                        (after ARMCI_Finalize)              */
+                                        so far (as of the call; final after
+                                        ARMCI_Finalize)                     */
     uint64_t process_cpu_ns;         /* processor time of the whole process,
                                         server thread included (as of the
                                         call; at ARMCI_Finalize for the

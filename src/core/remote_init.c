@@ -393,6 +393,10 @@ void arm_remote_conn_stats(armada_stats_t *s)
     s->fence_reads = atomic_load_explicit(&arm_rc.fence_reads, memory_order_relaxed);
     s->batches_swept = atomic_load_explicit(&arm_rc.batches_swept, memory_order_relaxed);
     s->mapped_copies = ns.mapped;
+    /* Readable while the server runs (its thread's clock); final after it
+     * stopped, where finalize has set it already. */
+    if (arm_rc.server)
+        s->server_cpu_ns = arm_server_cpu_ns(arm_rc.server);
 }
 
 void arm_rem_release_rkeys(remote_alloc_t *ra)

@@ -2,6 +2,7 @@
  * layer's transport table, run by a thread on the server worker. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
+#include <time.h>
 #include "server/srv_int.h"
 #include "util/arm_config.h"
 
@@ -61,6 +62,17 @@ void arm_server_free(arm_server_t *s)
 uint64_t arm_server_start_bytes(const arm_server_t *s)
 {
     return s->start_bytes;
+}
+
+uint64_t arm_server_cpu_ns(const arm_server_t *s)
+{
+    clockid_t cid;
+    struct timespec ts;
+    if (!s->thread_started)
+        return s->stats.cpu_ns;
+    if (pthread_getcpuclockid(s->thread, &cid) != 0 || clock_gettime(cid, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 void arm_server_get_stats(const arm_server_t *s, arm_server_stats_t *out)

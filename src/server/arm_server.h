@@ -131,6 +131,9 @@ void arm_server_free(arm_server_t *s);
 void arm_server_get_stats(const arm_server_t *s, arm_server_stats_t *out);
 /* Request-buffer bytes made at start, readable while the server runs. */
 uint64_t arm_server_start_bytes(const arm_server_t *s);
+/* Processor time of the server thread so far (ns), readable from any
+ * thread while it runs; its final figure once stopped. */
+uint64_t arm_server_cpu_ns(const arm_server_t *s);
 /* Forwarding per outgoing edge (per hop): the i-th neighbour of this
  * server's node, what it sent there. 0 when i is past the last. */
 int arm_server_edge_stats(const arm_server_t *s, int i, int *node, uint64_t *requests,

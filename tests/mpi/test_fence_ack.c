@@ -312,6 +312,17 @@ int main(int argc, char **argv)
                 lone_small(ack, swept);
         }
     }
+    if (np >= 2 && armada_node_count() == np) {
+        /* The server thread's processor time is readable while it runs
+         * (decision 100): it served the left neighbour's writes. */
+        armada_stats_t c0, c1;
+        armada_stats_get(&c0);
+        ARMCI_Barrier();
+        armada_stats_get(&c1);
+        CHECK(c0.server_cpu_ns > 0 && c1.server_cpu_ns >= c0.server_cpu_ns,
+              "server_cpu_ns while the server runs: %llu, then %llu",
+              (unsigned long long)c0.server_cpu_ns, (unsigned long long)c1.server_cpu_ns);
+    }
     ARMCI_Free(base[me]);
     ARMCI_Finalize();
     MPI_Finalize();

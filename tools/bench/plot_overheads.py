@@ -44,7 +44,8 @@ COSTS = [
     ("targets", "AllFence / flush_all against targets touched",
      ["allfence_targets"], "targets touched"),
     ("server", "Serving one request among many clients / posted-receive queue",
-     ["server_get", "server_per_req", "queue_match"], "other clients k / posted receives d"),
+     ["server_get", "server_per_req", "server_cpu_req", "queue_match"],
+     "other clients k / posted receives d"),
     ("held", "Serving one request while k lock requests wait at the server",
      ["server_held"], "lock requests held k"),
     ("noncontig", "Non-contiguous 8 KiB against contiguous",
@@ -58,7 +59,7 @@ COSTS = [
                                            "sparse_dgop"], "processes = virtual nodes"),
 ]
 
-SWEEPS = ("server_get", "server_per_req", "server_held", "queue_match")
+SWEEPS = ("server_get", "server_per_req", "server_cpu_req", "server_held", "queue_match")
 
 
 def run(cmd, env, timeout):
@@ -194,11 +195,14 @@ def targets(rows):
             if a is not None and m is not None:
                 out.append("| %s overhead <= 1/2 MPI RMA | %s | %s vs %s | 0.5x | %s |" % (
                     config, op, fmt(a), fmt(m), "met" if a <= 0.5 * m else "missed"))
-    # server_get includes the wait behind the other clients' queued gets;
-    # server_per_req (the server's time per get once saturated) and
-    # server_held (lock requests waiting there) are what one request costs.
-    for config, op in (("node", "wait_one"), ("vnode", "wait_one"), ("vnode", "server_get"),
-                       ("vnode", "server_per_req"), ("vnode", "server_held"),
+    # server_get is the wait behind the other clients' 8k queued gets (it
+    # grows with k by construction, decision 100); server_per_req (the
+    # server's time per get, waits for a core included), server_cpu_req
+    # (its thread's processor time per get) and server_held (lock requests
+    # waiting there) are what one request costs.
+    for config, op in (("node", "wait_one"), ("vnode", "wait_one"),
+                       ("vnode", "server_per_req"), ("vnode", "server_cpu_req"),
+                       ("vnode", "server_held"),
                        ("vnode", "sparse_fence"), ("vnode", "sparse_allfence")):
         g = growth(rows, config, "armada", op)
         if g:
