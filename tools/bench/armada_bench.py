@@ -676,6 +676,18 @@ def compare_reports(old_path, rows):
                 r.get("extra", ""))
 
     old = {key(r): r for r in old_rows}
+    new = {key(r): r for r in rows}
+
+    def peer_drift(r):
+        """The same figure of ARMCI-MPI, new over old: how far the machine
+        itself moved between the two reports."""
+        if r["impl"] == "armcimpi":
+            return ""
+        k = (r["config"], "armcimpi") + key(r)[2:]
+        if k in old and k in new and old[k]["value"]:
+            return "  (ARMCI-MPI's x%.2f)" % (new[k]["value"] / old[k]["value"])
+        return ""
+
     moved, compared = [], 0
     for r in rows:
         o = old.get(key(r))
@@ -690,13 +702,13 @@ def compare_reports(old_path, rows):
         if abs(diff) <= width or o["value"] == 0:
             continue
         better = (diff > 0) == (r["unit"] in RATE_UNITS)
-        moved.append("%-6s %-9s %-9s %-8s %-9s %-16s %-8s %s %s -> %s %s (x%.2f)" % (
+        moved.append("%-6s %-9s %-9s %-8s %-9s %-16s %-8s %s %s -> %s %s (x%.2f)%s" % (
             "better" if better else "WORSE", r["config"], r["impl"], r["suite"], r["op"],
             r.get("extra", "") or "-", r["size"], r["unit"],
             "%.4g [%.4g..%.4g]" % (o["value"], min(ov), max(ov)),
             "%.4g [%.4g..%.4g]" % (r["value"], min(nv), max(nv)),
             "" if len(nv) > 1 or len(ov) > 1 else "(single launch: 10 %)",
-            r["value"] / o["value"]))
+            r["value"] / o["value"], peer_drift(r)))
     head = ("compare: %d figures in both reports, %d moved beyond their run-to-run spread "
             "(against %s)\n" % (compared, len(moved), old_path))
     return head + "".join(m + "\n" for m in sorted(moved))
