@@ -6,8 +6,9 @@ and positive, that the fetch-and-add counts are exact, and that nothing was
 skipped except the operations a peer has no equivalent for. Then the
 topology plumbing of issue 20: launch settings per topology, the parsing of
 ARMADA_STATS lines, and one launch of suite topomem under fcg and mfcg at 4
-virtual nodes. No timing is judged here: speed is the report's business, not
-a test's.
+virtual nodes; one launch of suite startup (issue 57) at 2 processes; and
+--compare on two made-up reports. No timing is judged here: speed is the
+report's business, not a test's.
 
 Usage: bench_smoke.py BUILD_DIR"""
 import json
@@ -132,8 +133,74 @@ def check_topomem(build):
         fail("the report has no server memory table")
 
 
+def check_compare():
+    """--compare: a figure whose medians differ by more than the wider of the
+    two reports' ranges is printed, with its direction; one within them, or
+    present in one report only, is not."""
+    ab = harness()
+
+    def row(impl, op, unit, runs):
+        return {"config": "node", "impl": impl, "suite": "ops", "op": op, "size": 8,
+                "unit": unit, "extra": "", "value": sorted(runs)[len(runs) // 2],
+                "run_values": runs}
+    old = [row("armada", "get", "us", [1.0, 1.1, 1.2]), row("armada", "put", "us", [2.0, 2.1]),
+           row("armada", "bw", "MB/s", [100.0, 101.0]), row("armcimpi", "get", "us", [5.0, 5.1]),
+           row("armada", "gone", "us", [1.0, 1.0])]
+    new = [row("armada", "get", "us", [1.6, 1.7, 1.8]), row("armada", "put", "us", [2.05, 2.1]),
+           row("armada", "bw", "MB/s", [150.0, 151.0]), row("armcimpi", "get", "us", [5.0, 5.2])]
+    with tempfile.TemporaryDirectory(prefix="armada-compare-") as d:
+        with open(os.path.join(d, "results.json"), "w") as fh:
+            json.dump({"figures": old}, fh)
+        text = ab.compare_reports(d, new)
+    lines = text.splitlines()
+    if not lines[0].startswith("compare: 4 figures in both reports, 2 moved"):
+        fail("compare's summary: %r" % lines[0])
+    moved = {l.split()[4]: l.split()[0] for l in lines[1:]}
+    if moved != {"get": "WORSE", "bw": "better"}:
+        fail("compare flagged %r, expected get WORSE and bw better" % moved)
+    if "ARMCI-MPI's x1.02" not in text:   # 5.2 / 5.1
+        fail("compare does not show how far ARMCI-MPI's same figure moved: %r" % text)
+    print("bench_smoke: --compare flags what moved beyond its spread, and only that")
+
+
+def check_startup(build):
+    """Suite startup: one launch per library at 2 processes on one node and
+    as 2 virtual nodes over TCP; every figure present, the first get read
+    the right value (CHECK), Armada's steps reported, startup.md written."""
+    if not os.path.exists(os.path.join(build, "bench", "armada-bench-startup")):
+        fail("armada-bench-startup not built")
+    with tempfile.TemporaryDirectory(prefix="armada-bench-startup-") as out:
+        cmd = [sys.executable, HARNESS, "--build", build, "--suites", "startup",
+               "--startup-np", "2", "--startup-runs", "1", "--configs", "node,vnode-tcp",
+               "--out", out]
+        print(" ".join(cmd), flush=True)
+        if subprocess.call(cmd) != 0:
+            fail("the startup suite exited non-zero (a first get read a wrong value?)")
+        with open(os.path.join(out, "results.json")) as fh:
+            res = json.load(fh)
+        if not os.path.exists(os.path.join(out, "startup.md")):
+            fail("no startup.md in the report")
+    figs = {(f["config"], f["impl"], f["op"]) for f in res["figures"]}
+    impls = ["armada"] + (["armcimpi"] if os.path.exists(
+        os.path.join(build, "bench", "armcimpi-bench-startup")) else [])
+    for config in ("node", "vnode-tcp"):
+        for impl in impls:
+            for op in ("init", "malloc", "first_get", "ttfb", "init_malloc_cpu", "rss_alloc"):
+                if (config, impl, op) not in figs:
+                    fail("no %s %s figure in %s" % (impl, op, config))
+        for op in ("step_nodes", "step_network_cpu", "endpoints"):
+            if (config, "armada", op) not in figs:
+                fail("no Armada %s figure in %s" % (op, config))
+    bad = [c for c in res["checks"] if not c["ok"]]
+    if bad or not res["checks"]:
+        fail("startup checks: %r" % res["checks"])
+    print("bench_smoke: suite startup reports every figure, steps and endpoints")
+
+
 def main():
     build = sys.argv[1]
+    check_compare()
+    check_startup(build)
     check_perftest_parse()
     check_topology_plumbing()
     check_ref_tcp_wait(build)
