@@ -1387,26 +1387,21 @@ def main():
     write_csv(os.path.join(outdir, "results.csv"), rows)
     write_markdown(os.path.join(outdir, "report.md"), meta, rows, skips, checks, plots,
                    args.all_impls)
-    if "overheads" in args.suites:
-        # Suite overheads: its own tables and plots, Armada beside MPI per cost
-        # (tools/bench/plot_overheads.py, decision 065), linked from report.md.
-        sys.path.insert(0, HERE)
-        import plot_overheads  # noqa: E402
-        orows = [r for r in rows if r["suite"] == "overheads"]
-        if orows:
-            plot_overheads.write_report(outdir, orows, "overheads.md")
-            with open(os.path.join(outdir, "report.md"), "a") as fh:
-                fh.write("\n## Non-data overheads\n\nTables and plots per cost: "
-                         "[overheads.md](overheads.md).\n")
-    if "startup" in args.suites:
-        sys.path.insert(0, HERE)
-        import startup_report  # noqa: E402
-        srows = [r for r in rows if r["suite"] == "startup"]
-        if srows:
-            startup_report.write_report(outdir, srows, "startup.md")
-            with open(os.path.join(outdir, "report.md"), "a") as fh:
-                fh.write("\n## Start-up\n\nTables and plots against the number of "
-                         "processes: [startup.md](startup.md).\n")
+    # Suites with a page of their own (tables and plots), linked from
+    # report.md: overheads (plot_overheads.py, decision 065) and startup
+    # (startup_report.py, issue 57).
+    sys.path.insert(0, HERE)
+    for suite, module, page, heading, what in (
+            ("overheads", "plot_overheads", "overheads.md", "Non-data overheads",
+             "Tables and plots per cost"),
+            ("startup", "startup_report", "startup.md", "Start-up",
+             "Tables and plots against the number of processes")):
+        srows = [r for r in rows if r["suite"] == suite]
+        if suite not in args.suites or not srows:
+            continue
+        __import__(module).write_report(outdir, srows, page)
+        with open(os.path.join(outdir, "report.md"), "a") as fh:
+            fh.write("\n## %s\n\n%s: [%s](%s).\n" % (heading, what, page, page))
     if args.compare:
         text = compare_reports(args.compare, rows)
         sys.stdout.write(text)

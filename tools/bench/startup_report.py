@@ -62,13 +62,10 @@ def index(rows):
 
 
 def fmt(v):
+    """Three significant figures at most, fewer decimals as v grows."""
     if v is None:
         return "—"
-    if v >= 100:
-        return "%.0f" % v
-    if v >= 10:
-        return "%.1f" % v
-    return "%.2f" % v
+    return ("%.0f" if v >= 100 else "%.1f" if v >= 10 else "%.2f") % v
 
 
 def spread(r, scale):
