@@ -61,32 +61,29 @@ static proc_rec_t my_record(void)
  * theirs (bound to cores of their own), at most the cores online. The
  * waiting policies compare it with the processes and threads that want a
  * core. */
-static int host_cores(const proc_rec_t *recs, int n, uint64_t host, uint64_t my_hash)
+static int host_cores(const proc_rec_t *recs, int n, const proc_rec_t *mine)
 {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     int same = 1, sum = 0, known = 1;
     for (int r = 0; r < n; r++) {
-        if (recs[r].host != host)
+        if (recs[r].host != mine->host)
             continue;
-        same &= recs[r].cpu_hash == my_hash;
+        same &= recs[r].cpu_hash == mine->cpu_hash;
         known &= recs[r].cpus > 0;
         sum += recs[r].cpus;
     }
-    int mine = 0;
-    for (int r = 0; r < n && !mine; r++)
-        mine = recs[r].host == host && recs[r].cpu_hash == my_hash ? recs[r].cpus : 0;
-    int cores = !known ? (int)online : same ? mine : sum;
+    int cores = !known ? (int)online : same ? mine->cpus : sum;
     if (online > 0 && (cores <= 0 || cores > online))
         cores = (int)online;
     return cores > 0 ? cores : 1;
 }
 
-/* Ranks in order of host, then rank (qsort's order for host_leaders). */
-static const proc_rec_t *sort_recs;
-static int by_host(const void *a, const void *b)
+/* Ranks in order of host, then rank (qsort_r's order for host_leaders). */
+static int by_host(const void *a, const void *b, void *arg)
 {
+    const proc_rec_t *recs = arg;
     int x = *(const int *)a, y = *(const int *)b;
-    uint64_t hx = sort_recs[x].host, hy = sort_recs[y].host;
+    uint64_t hx = recs[x].host, hy = recs[y].host;
     return hx != hy ? (hx < hy ? -1 : 1) : (x > y) - (x < y);
 }
 
@@ -98,8 +95,7 @@ static int host_leaders(const proc_rec_t *recs, int n, int *leader_of)
         return -1;
     for (int r = 0; r < n; r++)
         order[r] = r;
-    sort_recs = recs;
-    qsort(order, (size_t)n, sizeof *order, by_host);
+    qsort_r(order, (size_t)n, sizeof *order, by_host, (void *)recs);
     for (int i = 0; i < n; i++)
         leader_of[order[i]] = i > 0 && recs[order[i - 1]].host == recs[order[i]].host
                                   ? leader_of[order[i - 1]] : order[i];
@@ -164,7 +160,7 @@ arm_status_t arm_procmap_init(arm_core_t *c, long ppn)
         free(recs);
         return ARM_ERR_NO_MEMORY;
     }
-    c->host_cores = host_cores(recs, n, mine.host, mine.cpu_hash);
+    c->host_cores = host_cores(recs, n, &mine);
     /* Dense node ids in order of first appearance (leaders are lowest ranks). */
     int nodes = 0;
     for (int r = 0; r < n; r++) {
